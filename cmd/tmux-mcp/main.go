@@ -1,0 +1,21 @@
+// Command tmux-mcp is a Model Context Protocol server for tmux. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, os.Args[1:], cli.IO{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(),
+		StdinIsTerminal: cli.IsTerminal(os.Stdin),
+	})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,176 @@
+// Package cli is the tmux-mcp command line: serving MCP over stdio or HTTP, and the tools,
+// call, doctor and version subcommands. main only calls Run, so all of it is testable.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/server"
+)
+
+// Version is the program's version, set at link time (-X) or read from the build info.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+const usage = `tmux-mcp: a Model Context Protocol server for tmux.
+
+Usage:
+  tmux-mcp [flags]                      serve MCP over stdio (what MCP clients run)
+  tmux-mcp serve [--http ADDR] [flags]  serve stdio, or streamable HTTP on ADDR (loopback, bearer token)
+  tmux-mcp tools [flags]                list the tools a client would be offered, with their tier
+  tmux-mcp call TOOL ['{"json":"args"}'] run one tool in-process and print its result (exit 1 on a tool error)
+  tmux-mcp doctor [flags]               check tmux, the socket, reachable servers, the caller pane and the tier
+  tmux-mcp version                      print the version
+
+Flags (each has an environment variable; flags win):
+`
+
+// IO is the process's standard streams and environment.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Env            []string
+	// StdinIsTerminal says a person typed the command in a terminal.
+	StdinIsTerminal bool
+}
+
+// Run runs the command line and returns the exit status.
+func Run(ctx context.Context, args []string, sio IO) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("tmux-mcp", flag.ContinueOnError)
+	fs.SetOutput(sio.Stderr)
+	st := addFlags(fs, sio.Env)
+	if cmd == "serve" {
+		fs.StringVar(&st.http, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+		fs.StringVar(&st.tokenFile, "token-file", "", "file holding the HTTP bearer token (else TMUX_MCP_TOKEN, else one is generated)")
+	}
+	fs.Usage = func() {
+		fmt.Fprint(sio.Stderr, usage)
+		fs.PrintDefaults()
+	}
+	if cmd == "help" || cmd == "--help" || cmd == "-h" {
+		fs.Usage()
+		return 0
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if cmd == "version" {
+		fmt.Fprintln(sio.Stdout, "tmux-mcp", version())
+		return 0
+	}
+	opts, err := st.options(sio.Env, version(), sio.Stderr)
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
+		return 2
+	}
+	switch cmd {
+	case "serve", "tools", "call", "doctor":
+	default:
+		fmt.Fprintf(sio.Stderr, "tmux-mcp: unknown command %q\n\n", cmd)
+		fs.Usage()
+		return 2
+	}
+	if cmd != "tools" {
+		bin := opts.TmuxBin
+		if bin == "" {
+			bin = "tmux"
+		}
+		if _, err := exec.LookPath(bin); err != nil {
+			fmt.Fprintf(sio.Stderr, "tmux-mcp: cannot find the tmux binary %q: %v\nInstall tmux 3.2a or newer, or set LIBTMUX_TMUX_BIN (--tmux-bin).\n", bin, err)
+			return 1
+		}
+	}
+	srv, err := server.New(opts)
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
+		return 2
+	}
+	defer srv.Close()
+	switch cmd {
+	case "tools":
+		return listTools(srv, sio.Stdout)
+	case "call":
+		return call(ctx, srv, fs.Args(), sio)
+	case "doctor":
+		return doctor(ctx, srv, st, opts, sio)
+	}
+	if st.http != "" {
+		return serveHTTP(ctx, srv, st, sio)
+	}
+	if sio.StdinIsTerminal {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp speaks MCP (JSON-RPC) on stdin: add it to an MCP client rather than typing here; `tmux-mcp --help` shows the subcommands (Ctrl-D quits).")
+	}
+	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP on stdio; socket: %s; safety tier: %s\n", version(), st.socketLabel(), opts.Safety)
+	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(sio.Stdin), Writer: nopWriteCloser{sio.Stdout}})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
+		return 1
+	}
+	return 0
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func listTools(srv *server.Server, w io.Writer) int {
+	for _, t := range srv.Tools() {
+		fmt.Fprintf(w, "%-30s %-12s %s\n", t.Name, t.Tier, t.Title)
+	}
+	return 0
+}
+
+func call(ctx context.Context, srv *server.Server, args []string, sio IO) int {
+	if len(args) < 1 || len(args) > 2 {
+		fmt.Fprintln(sio.Stderr, "usage: tmux-mcp call TOOL ['{\"json\":\"args\"}']")
+		return 2
+	}
+	raw := json.RawMessage("{}")
+	if len(args) == 2 {
+		raw = json.RawMessage(args[1])
+	}
+	res, err := srv.Call(ctx, args[0], raw)
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
+		return 2
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Fprintln(sio.Stdout, string(b))
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+// IsTerminal reports whether f is a character device (a terminal).
+func IsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,191 @@
+// Package testtmux starts private tmux servers for tests: a socket in a temp dir, a minimal
+// config, a temp HOME and clean shells. Cleanup kills only the server it started.
+package testtmux
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Clean shells: no rc files, so a pane reaches its prompt at once.
+var (
+	Bash = []string{"bash", "--noprofile", "--norc"}
+	Sh   = []string{"sh"}
+	Dash = []string{"dash"}
+	Zsh  = []string{"zsh", "-f"}
+	Mksh = []string{"mksh"}
+	Ksh  = []string{"ksh"}
+	Fish = []string{"fish", "--no-config"}
+)
+
+// Server is a private tmux server for one test.
+type Server struct {
+	t      testing.TB
+	Dir    string // temp dir holding the socket, config and HOME
+	Socket string // tmux -S path
+	Conf   string // tmux -f path
+	Home   string
+	Env    []string // environment for tmux and for the server under test
+}
+
+// Require skips the test when tmux is not installed.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+}
+
+// RequireShell skips the test when shell's program is not installed.
+func RequireShell(t testing.TB, shell []string) {
+	t.Helper()
+	if _, err := exec.LookPath(shell[0]); err != nil {
+		t.Skipf("%s is not installed", shell[0])
+	}
+}
+
+// New prepares a private server; the tmux server itself starts with the first session.
+func New(t testing.TB) *Server {
+	t.Helper()
+	Require(t)
+	dir, err := os.MkdirTemp("", "tm") // short: a socket path must stay under ~100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{t: t, Dir: dir, Socket: filepath.Join(dir, "sock"), Conf: filepath.Join(dir, "tmux.conf"), Home: filepath.Join(dir, "home")}
+	if err := os.Mkdir(s.Home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := strings.Join([]string{
+		"set -g default-command 'exec bash --noprofile --norc'",
+		"set -g history-limit 5000",
+		"set -g status off",
+		"",
+	}, "\n")
+	if err := os.WriteFile(s.Conf, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Env = Env(s.Home, dir)
+	t.Cleanup(func() {
+		s.Kill()
+		os.RemoveAll(dir)
+	})
+	return s
+}
+
+// Env is a clean environment: HOME and TMUX_TMPDIR in temp dirs, no TMUX or TMUX_PANE, a fixed prompt.
+func Env(home, tmpdir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMUX", "TMUX_PANE", "HOME", "TMUX_TMPDIR", "PS1", "HISTFILE", "ENV", "BASH_ENV", "LIBTMUX_SOCKET", "LIBTMUX_SOCKET_PATH", "LIBTMUX_SAFETY", "LIBTMUX_MCP_TOOLS", "LIBTMUX_MCP_AUDIT":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "TMUX_TMPDIR="+tmpdir, "PS1=$ ", "HISTFILE=", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+}
+
+// Args prefixes args with the socket and config flags.
+func (s *Server) Args(args ...string) []string {
+	return append([]string{"-S", s.Socket, "-f", s.Conf}, args...)
+}
+
+// Tmux runs a tmux command against the server and returns its output, failing the test on error.
+func (s *Server) Tmux(args ...string) string {
+	s.t.Helper()
+	out, err := s.TryTmux(args...)
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// TryTmux runs a tmux command and returns its output and error.
+func (s *Server) TryTmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", s.Args(args...)...)
+	cmd.Env = s.Env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return strings.TrimRight(out.String(), "\n"), err
+}
+
+// NewSession creates a detached 80x24 session running shell (bash without rc files when
+// empty) in the temp HOME, and returns its session id and first pane id once the shell prompts.
+func (s *Server) NewSession(name string, shell ...string) (sessionID, paneID string) {
+	s.t.Helper()
+	if len(shell) == 0 {
+		shell = Bash
+	}
+	args := []string{"new-session", "-d", "-P", "-F", "#{session_id} #{pane_id}", "-x", "80", "-y", "24", "-c", s.Home}
+	if name != "" {
+		args = append(args, "-s", name)
+	}
+	args = append(args, "-e", "PS1=$ ", "-e", "HOME="+s.Home)
+	args = append(args, shell...)
+	out := s.Tmux(args...)
+	sessionID, paneID, _ = strings.Cut(out, " ")
+	s.WaitPrompt(paneID)
+	return sessionID, paneID
+}
+
+// SplitWindow adds a pane running shell to the window of target and returns its id once it prompts.
+func (s *Server) SplitWindow(target string, shell ...string) string {
+	s.t.Helper()
+	if len(shell) == 0 {
+		shell = Bash
+	}
+	args := append([]string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "-c", s.Home, "-e", "PS1=$ ", "-e", "HOME=" + s.Home}, shell...)
+	id := s.Tmux(args...)
+	s.WaitPrompt(id)
+	return id
+}
+
+// NewWindow adds a window running shell to session and returns its pane id once it prompts.
+func (s *Server) NewWindow(session string, shell ...string) string {
+	s.t.Helper()
+	if len(shell) == 0 {
+		shell = Bash
+	}
+	args := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", session + ":", "-c", s.Home, "-e", "PS1=$ ", "-e", "HOME=" + s.Home}, shell...)
+	id := s.Tmux(args...)
+	s.WaitPrompt(id)
+	return id
+}
+
+// WaitPrompt waits until the pane shows something (its shell prompted), at most 10 s.
+func (s *Server) WaitPrompt(paneID string) {
+	s.t.Helper()
+	s.WaitFor(paneID, func(screen string) bool { return strings.TrimSpace(screen) != "" })
+}
+
+// WaitFor waits until cond holds for the pane's visible text, at most 10 s. Tests only: the
+// product never polls.
+func (s *Server) WaitFor(paneID string, cond func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		screen, err := s.TryTmux("capture-pane", "-p", "-t", paneID)
+		if err == nil && cond(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("pane %s: condition not met in 10s; screen:\n%s (err %v)", paneID, screen, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Kill kills this test's tmux server (only it, by its own socket).
+func (s *Server) Kill() {
+	cmd := exec.Command("tmux", "-S", s.Socket, "kill-server")
+	cmd.Env = s.Env
+	cmd.Run()
+}

@@ -1,0 +1,4 @@
+package server
+
+// batchTools: call_*_tools_batch (not built yet).
+func batchTools() []*Tool { return nil }

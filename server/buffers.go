@@ -1,0 +1,4 @@
+package server
+
+// bufferTools: buffer tools (not built yet).
+func bufferTools() []*Tool { return nil }

@@ -1,0 +1,24 @@
+package server
+
+import "sync"
+
+// catalog lists every tool of the product, in the order clients see them. Each group lives in
+// the file named for it.
+var catalog = sync.OnceValue(func() []*Tool {
+	var all []*Tool
+	for _, group := range [][]*Tool{
+		inventoryTools(), // inventory.go
+		runTools(),       // run.go: run_shell_command, run_command
+		inputTools(),     // input.go: send_keys, send_keys_batch, paste_text
+		readTools(),      // read.go: snapshot_pane, capture_pane, capture_since, search_panes, display_message, find_pane_by_position
+		waitTools(),      // wait.go: wait_for_text, wait_for_channel, signal_channel
+		pipeTools(),      // pipe.go: pipe_pane
+		lifecycleTools(), // lifecycle.go: select/swap/resize/kill/rename/layout/copy mode/respawn
+		optionTools(),    // options.go: options, environment, hooks
+		bufferTools(),    // buffers.go
+		batchTools(),     // batch.go
+	} {
+		all = append(all, group...)
+	}
+	return all
+})

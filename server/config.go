@@ -1,0 +1,56 @@
+package server
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+)
+
+// Options configure a Server. The zero value serves the default tmux socket at the mutating tier.
+type Options struct {
+	Version         string
+	TmuxBin         string        // LIBTMUX_TMUX_BIN
+	SocketName      string        // LIBTMUX_SOCKET: socket of calls without socket_name
+	SocketPath      string        // LIBTMUX_SOCKET_PATH: used when SocketName is empty
+	Safety          policy.Tier   // LIBTMUX_SAFETY
+	Tools           []string      // LIBTMUX_MCP_TOOLS: narrows the tier; empty means all
+	WaitMax         time.Duration // LIBTMUX_MCP_WAIT_MAX_SECONDS, clamped to 1s..600s
+	SuppressHistory bool          // LIBTMUX_SUPPRESS_HISTORY: run_command's default
+	Audit           string        // LIBTMUX_MCP_AUDIT: "stderr" or a file path
+	PipeRoot        string        // LIBTMUX_MCP_PIPE_ROOT
+	Env             []string      // environment for tmux and for caller detection; nil: this process's
+	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout when 0
+}
+
+// Wait ceiling bounds.
+const (
+	MinWait     = time.Second
+	MaxWait     = 600 * time.Second
+	DefaultWait = 30 * time.Second
+)
+
+func (o *Options) normalize() error {
+	switch {
+	case o.WaitMax == 0:
+		o.WaitMax = DefaultWait
+	case o.WaitMax < MinWait:
+		o.WaitMax = MinWait
+	case o.WaitMax > MaxWait:
+		o.WaitMax = MaxWait
+	}
+	for _, name := range o.Tools {
+		if !knownTool(name) {
+			return fmt.Errorf("LIBTMUX_MCP_TOOLS names %q, which is not a tool; run `tmux-mcp tools` for the list", name)
+		}
+	}
+	return nil
+}
+
+// clampWait applies the wait ceiling to a requested duration; it never refuses.
+func (s *Server) clampWait(d time.Duration) time.Duration {
+	if d > s.opts.WaitMax {
+		return s.opts.WaitMax
+	}
+	return d
+}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// toolError is a failure shown to the client as "<what went wrong>\n\n<what to do instead>".
+type toolError struct{ msg, hint string }
+
+func (e *toolError) Error() string {
+	if e.hint == "" {
+		return e.msg
+	}
+	return e.msg + "\n\n" + e.hint
+}
+
+// fail builds a tool error from a hint and a formatted message.
+func fail(hint, format string, args ...any) error {
+	return &toolError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// describe turns an engine error into a message and a hint.
+func describe(err error) *toolError {
+	var te *toolError
+	if errors.As(err, &te) {
+		return te
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, tmux.ErrNoTmux):
+		return &toolError{msg, "Install tmux 3.2a or newer, or point LIBTMUX_TMUX_BIN (--tmux-bin) at it."}
+	case errors.Is(err, tmux.ErrServerNotRunning):
+		return &toolError{msg, "Start one with create_session, or pass the socket_name of a running server (list_servers shows them)."}
+	case errors.Is(err, tmux.ErrTimeout):
+		return &toolError{msg, "tmux may be stopped or overloaded; check it (tmux-mcp doctor) and try again."}
+	case errors.Is(err, tmux.ErrServerRestarted):
+		return &toolError{msg, "Ids, cursors and streams of the old server are void; list again (list_panes) and start over."}
+	case errors.Is(err, tmux.ErrNotFound):
+		return &toolError{msg, "List what exists with list_sessions, list_windows or list_panes and use those ids."}
+	case errors.Is(err, context.Canceled):
+		return &toolError{"the call was cancelled", "Call again if you still need it."}
+	}
+	var ce *tmux.CommandError
+	if errors.As(err, &ce) {
+		return &toolError{msg, "Check the arguments; tmux's message above says what it refused."}
+	}
+	return &toolError{msg, ""}
+}

@@ -1,0 +1,678 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// inventoryTools: listing and creating servers, sessions, windows and panes.
+func inventoryTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "list_servers", Title: "List tmux Servers", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "List the live tmux servers of this user (sockets in $TMUX_TMPDIR/tmux-<uid>/, stale sockets skipped), then any extra socket paths given. Use a server's socket_name in other tools."},
+			listServers),
+		define(spec{Name: "list_sessions", Title: "List tmux Sessions", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "List the sessions of a tmux server (terminal multiplexer workspace): ids, names, window counts, attached terminal clients, active window and pane. Optional filters narrow the list.",
+			Input:       edits(objectOrJSON("filters", filtersDesc))},
+			listSessions),
+		define(spec{Name: "get_server_info", Title: "Get tmux Server Info", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Report whether a tmux server runs on the socket, its version, pid and how many sessions, windows, panes and attached terminal clients it has. Never starts a server."},
+			getServerInfo),
+		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Ann: annCREATE,
+			Description: "Create a detached tmux session (starting the tmux server when none runs). Returns the session with its active_pane_id, ready for run_shell_command or send_keys.",
+			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), minimum("x", 1), minimum("y", 1))},
+			createSession),
+		define(spec{Name: "list_windows", Title: "List tmux Windows", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "List the windows of a tmux session, or of the whole server when no session is given, with layout, size and active pane. Optional filters narrow the list.",
+			Input:       edits(objectOrJSON("filters", filtersDesc))},
+			listWindows),
+		define(spec{Name: "get_session_info", Title: "Get tmux Session Info", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Describe one tmux session (by id, else exact name, else the first session) with its windows."},
+			getSessionInfo),
+		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Ann: annCREATE,
+			Description: "Create a window in a tmux session (detached unless attach is true), optionally before or after the current window.",
+			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
+			createWindow),
+		define(spec{Name: "list_panes", Title: "List tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "List tmux panes (terminal/shell panes) of a window, else of a session, else of the whole server: ids, geometry, current command and path, dead/mode flags, is_caller and is_watched. Optional filters narrow the list.",
+			Input:       edits(objectOrJSON("filters", filtersDesc))},
+			listPanes),
+		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Describe one tmux window (by id, else index in the session, else the session's active window) with its panes."},
+			getWindowInfo),
+		define(spec{Name: "get_pane_info", Title: "Get tmux Pane Info", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Describe one tmux pane: geometry, tty, current command and path, pid, title, active/dead/mode flags, is_caller and is_watched."},
+			getPaneInfo),
+		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Ann: annCREATE,
+			Description: "Split a pane (pane_id, else the window's active pane) to create a new detached pane below, above, left or right of it, optionally sized (\"50%\" or cells) and running a given shell command.",
+			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), enum("direction", "above", "below", "left", "right"), def("direction", "below"))},
+			splitWindow),
+	}
+}
+
+const (
+	filtersDesc = "Filters ANDed together: an object (or a JSON string of one) of field[__op]: value; ops exact (default), iexact, contains, icontains, startswith, istartswith, endswith, iendswith, in, nin (comma list), regex, iregex; fields are the result's fields."
+	envDesc     = "Environment variables for the new process: an object of strings (or a JSON string of one)."
+)
+
+// ---- list_servers
+
+type listServersIn struct {
+	ExtraSocketPaths []string `json:"extra_socket_paths,omitempty" jsonschema:"More socket paths to probe after the user's socket directory."`
+}
+
+type listServersOut struct {
+	Servers []ServerInfo `json:"servers"`
+}
+
+func listServers(ctx context.Context, c *Call, in *listServersIn) (listServersOut, error) {
+	out := listServersOut{Servers: []ServerInfo{}}
+	dir := filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()))
+	var paths []string
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if e.Type()&os.ModeSocket != 0 {
+				paths = append(paths, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range in.ExtraSocketPaths {
+		if strings.ContainsRune(p, 0) || p == "" {
+			return out, fail("Pass absolute paths of tmux sockets.", "extra_socket_paths holds an empty path or a NUL byte")
+		}
+	}
+	paths = append(paths, in.ExtraSocketPaths...)
+	for _, p := range paths {
+		conn, err := net.DialTimeout("unix", p, 100*time.Millisecond)
+		if err != nil {
+			continue // stale or not a socket
+		}
+		conn.Close()
+		ts := tmux.NewServer(tmux.Config{Bin: c.srv.opts.TmuxBin, SocketPath: p, Env: c.srv.opts.Env, Timeout: time.Second})
+		info := serverInfo(ctx, c, ts, filepath.Base(p), p)
+		ts.Close()
+		if info.IsAlive {
+			out.Servers = append(out.Servers, info)
+		}
+	}
+	return out, nil
+}
+
+// env reads a variable from the configured environment.
+func (s *Server) env(key, def string) string {
+	env := s.opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok && v != "" {
+			return v
+		}
+	}
+	return def
+}
+
+// ---- get_server_info
+
+type socketOnly struct {
+	Socket
+}
+
+func getServerInfo(ctx context.Context, c *Call, in *socketOnly) (ServerInfo, error) {
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return ServerInfo{}, err
+	}
+	cfg := ts.Config()
+	name := cfg.SocketName
+	if name == "" && cfg.SocketPath == "" {
+		name = "default"
+	}
+	return serverInfo(ctx, c, ts, name, cfg.SocketPath), nil
+}
+
+func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string) ServerInfo {
+	info := ServerInfo{SocketName: name, SocketPath: path}
+	if path == "" {
+		info.SocketPath = filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()), name)
+	}
+	out, err := ts.Query(ctx, []string{"display-message", "-p", "#{pid} #{version} #{socket_path}"})
+	if err != nil || len(out[0]) == 0 {
+		info.Version = binaryVersion(ctx, c.srv.opts.TmuxBin)
+		return info
+	}
+	f := strings.SplitN(out[0][0], " ", 3)
+	if len(f) == 3 {
+		info.PID, _ = strconv.Atoi(f[0])
+		info.Version = f[1]
+		info.SocketPath = f[2]
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		return info
+	}
+	info.IsAlive = true
+	info.SessionCount = len(snap.Sessions)
+	info.WindowCount = len(snap.Windows)
+	info.PaneCount = len(snap.Panes)
+	for _, cl := range snap.Clients {
+		if !cl.ControlMode {
+			info.AttachedClients++
+		}
+	}
+	return info
+}
+
+func binaryVersion(ctx context.Context, bin string) string {
+	if bin == "" {
+		bin = "tmux"
+	}
+	b, err := exec.CommandContext(ctx, bin, "-V").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(b)), "tmux ")
+}
+
+// ---- list_sessions
+
+type listIn struct {
+	Filters any `json:"filters,omitempty"`
+	Socket
+}
+
+type listSessionsOut struct {
+	Sessions []tmux.Session `json:"sessions"`
+}
+
+func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, error) {
+	fs, err := parseFilters(in.Filters, tmux.Session{})
+	if err != nil {
+		return listSessionsOut{}, err
+	}
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return listSessionsOut{}, err
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithClients)
+	if err != nil {
+		if errors.Is(err, tmux.ErrServerNotRunning) && in.SocketName == nil {
+			// The default server simply has no sessions yet; a named socket must exist.
+			return listSessionsOut{Sessions: []tmux.Session{}}, nil
+		}
+		return listSessionsOut{}, err
+	}
+	return listSessionsOut{Sessions: applyFilters(fs, snap.Sessions)}, nil
+}
+
+// ---- create_session
+
+type createSessionIn struct {
+	SessionName               *string `json:"session_name,omitempty" jsonschema:"Name of the new session (must be unique; no ':' or '.')."`
+	WindowName                *string `json:"window_name,omitempty" jsonschema:"Name of its first window."`
+	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of its first pane."`
+	X                         *int    `json:"x,omitempty" jsonschema:"Width in cells."`
+	Y                         *int    `json:"y,omitempty" jsonschema:"Height in cells."`
+	Environment               any     `json:"environment,omitempty"`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the session's shells from writing history files (HISTFILE empty, fish private mode, HISTCONTROL ignorespace)."`
+	Socket
+}
+
+func checkName(what string, p *string) error {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	switch {
+	case v == "":
+		return fail("Give a non-empty name, or omit it to let tmux choose.", "%s is empty", what)
+	case strings.ContainsAny(v, "\x00\n\r"):
+		return fail("Use a single-line name without control characters.", "%s contains a NUL byte or a line break", what)
+	case len(v) > 256:
+		return fail("Use a name of at most 256 bytes.", "%s is %d bytes long", what, len(v))
+	}
+	return nil
+}
+
+func checkSessionName(p *string) error {
+	if err := checkName("session_name", p); err != nil {
+		return err
+	}
+	if p != nil && strings.ContainsAny(*p, ":.") {
+		return fail("tmux uses ':' and '.' in targets; choose a name without them.", "session_name %q contains ':' or '.'", truncate(*p, 80))
+	}
+	return nil
+}
+
+func checkDir(p *string) error {
+	if p == nil {
+		return nil
+	}
+	if *p == "" || strings.ContainsAny(*p, "\x00\n") {
+		return fail("Give an existing directory path.", "start_directory is empty or contains a NUL byte or line break")
+	}
+	return nil
+}
+
+func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {
+	if err := errors.Join(checkSessionName(in.SessionName), checkName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
+		return tmux.Session{}, err
+	}
+	for _, v := range []*int{in.X, in.Y} {
+		if v != nil && (*v < 1 || *v > 10000) {
+			return tmux.Session{}, fail("Give a size from 1 to 10000 cells.", "x and y must be between 1 and 10000")
+		}
+	}
+	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}"}
+	if in.SessionName != nil {
+		args = append(args, "-s", tmux.EscapeFormat(*in.SessionName))
+	}
+	if in.WindowName != nil {
+		args = append(args, "-n", tmux.EscapeFormat(*in.WindowName))
+	}
+	if in.StartDirectory != nil {
+		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+	}
+	if in.X != nil {
+		args = append(args, "-x", strconv.Itoa(*in.X))
+	}
+	if in.Y != nil {
+		args = append(args, "-y", strconv.Itoa(*in.Y))
+	}
+	args = append(args, envArgs...)
+	// Spawned, not over control mode: new-session may have to start the server.
+	out, err := ts.Spawn(ctx, nil, args...)
+	if err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "duplicate session") {
+			return tmux.Session{}, fail("Choose another session_name, or use the existing session (list_sessions).", "a session named %q already exists", str(in.SessionName))
+		}
+		return tmux.Session{}, err
+	}
+	if len(out) == 0 {
+		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
+	}
+	return findSession(ctx, ts, out[0])
+}
+
+func findSession(ctx context.Context, ts *tmux.Server, id string) (tmux.Session, error) {
+	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithClients)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	for _, s := range snap.Sessions {
+		if s.SessionID == id {
+			return s, nil
+		}
+	}
+	return tmux.Session{}, fmt.Errorf("session %s: %w", id, tmux.ErrNotFound)
+}
+
+// ---- list_windows
+
+type listWindowsIn struct {
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact); with neither session argument, every window of the server."`
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	Filters     any     `json:"filters,omitempty"`
+	Socket
+}
+
+type listWindowsOut struct {
+	Windows []tmux.Window `json:"windows"`
+}
+
+func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOut, error) {
+	fs, err := parseFilters(in.Filters, tmux.Window{})
+	if err != nil {
+		return listWindowsOut{}, err
+	}
+	if err := checkIDs(nil, nil, in.SessionID); err != nil {
+		return listWindowsOut{}, err
+	}
+	_, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return listWindowsOut{}, err
+	}
+	windows := snap.Windows
+	if in.SessionID != nil || in.SessionName != nil {
+		sess, err := resolveSession(snap, in.SessionID, in.SessionName)
+		if err != nil {
+			return listWindowsOut{}, err
+		}
+		windows = nil
+		for _, w := range snap.Windows {
+			if w.SessionID == sess.SessionID {
+				windows = append(windows, w)
+			}
+		}
+	}
+	if windows == nil {
+		windows = []tmux.Window{}
+	}
+	return listWindowsOut{Windows: applyFilters(fs, windows)}, nil
+}
+
+// ---- get_session_info
+
+type sessionIn struct {
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact); with neither, the first session."`
+	Socket
+}
+
+type sessionInfoOut struct {
+	tmux.Session
+	Windows []tmux.Window `json:"windows"`
+}
+
+func getSessionInfo(ctx context.Context, c *Call, in *sessionIn) (sessionInfoOut, error) {
+	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	if err != nil {
+		return sessionInfoOut{}, err
+	}
+	out := sessionInfoOut{Session: t.session, Windows: []tmux.Window{}}
+	for _, w := range t.snap.Windows {
+		if w.SessionID == t.session.SessionID {
+			out.Windows = append(out.Windows, w)
+		}
+	}
+	return out, nil
+}
+
+// ---- create_window
+
+type createWindowIn struct {
+	SessionName               *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
+	SessionID                 *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	WindowName                *string `json:"window_name,omitempty" jsonschema:"Name of the new window."`
+	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of its pane."`
+	Attach                    bool    `json:"attach,omitempty" jsonschema:"Make the new window the session's current window."`
+	Direction                 *string `json:"direction,omitempty" jsonschema:"Insert before or after the current window instead of at the next free index."`
+	Environment               any     `json:"environment,omitempty"`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the new shell from writing history files."`
+	Socket
+}
+
+func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window, error) {
+	if err := errors.Join(checkName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
+		return tmux.Window{}, err
+	}
+	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	args := []string{"new-window", "-P", "-F", "#{window_id}"}
+	if !in.Attach {
+		args = append(args, "-d")
+	}
+	target := t.session.SessionID + ":"
+	switch str(in.Direction) {
+	case "after":
+		args = append(args, "-a")
+		target = t.session.ActiveWindowID
+	case "before":
+		args = append(args, "-b")
+		target = t.session.ActiveWindowID
+	}
+	args = append(args, "-t", target)
+	if in.WindowName != nil {
+		args = append(args, "-n", tmux.EscapeFormat(*in.WindowName))
+	}
+	if in.StartDirectory != nil {
+		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+	}
+	args = append(args, envArgs...)
+	out, err := t.ts.Command(ctx, args...)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if len(out) == 0 {
+		return tmux.Window{}, fmt.Errorf("new-window printed no window id")
+	}
+	return findWindowNow(ctx, t.ts, out[0])
+}
+
+func findWindowNow(ctx context.Context, ts *tmux.Server, id string) (tmux.Window, error) {
+	snap, err := ts.Snapshot(ctx, tmux.WithWindows)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if w, ok := findWindow(snap, id); ok {
+		return w, nil
+	}
+	return tmux.Window{}, fmt.Errorf("window %s: %w", id, tmux.ErrNotFound)
+}
+
+// ---- list_panes
+
+type listPanesIn struct {
+	WindowTarget
+	Filters any `json:"filters,omitempty"`
+	Socket
+}
+
+type listPanesOut struct {
+	Panes []PaneInfo `json:"panes"`
+}
+
+func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, error) {
+	fs, err := parseFilters(in.Filters, PaneInfo{})
+	if err != nil {
+		return listPanesOut{}, err
+	}
+	if err := checkIDs(nil, in.WindowID, in.SessionID); err != nil {
+		return listPanesOut{}, err
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return listPanesOut{}, err
+	}
+	var panes []tmux.Pane
+	switch {
+	case in.WindowID != nil || in.WindowIndex != nil:
+		w, err := resolveWindowIn(snap, in.WindowTarget)
+		if err != nil {
+			return listPanesOut{}, err
+		}
+		for _, p := range snap.Panes {
+			if p.WindowID == w.WindowID && p.SessionID == w.SessionID {
+				panes = append(panes, p)
+			}
+		}
+	case in.SessionID != nil || in.SessionName != nil:
+		sess, err := resolveSession(snap, in.SessionID, in.SessionName)
+		if err != nil {
+			return listPanesOut{}, err
+		}
+		for _, p := range snap.Panes {
+			if p.SessionID == sess.SessionID {
+				panes = append(panes, p)
+			}
+		}
+	default:
+		panes = snap.Panes
+	}
+	return listPanesOut{Panes: applyFilters(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
+}
+
+// ---- get_window_info
+
+type windowIn struct {
+	WindowTarget
+	Socket
+}
+
+type windowInfoOut struct {
+	tmux.Window
+	Panes []PaneInfo `json:"panes"`
+}
+
+func getWindowInfo(ctx context.Context, c *Call, in *windowIn) (windowInfoOut, error) {
+	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	if err != nil {
+		return windowInfoOut{}, err
+	}
+	var panes []tmux.Pane
+	for _, p := range t.snap.Panes {
+		if p.WindowID == t.window.WindowID && p.SessionID == t.window.SessionID {
+			panes = append(panes, p)
+		}
+	}
+	return windowInfoOut{Window: t.window, Panes: c.paneInfos(ctx, t.ts, t.snap, panes)}, nil
+}
+
+// ---- get_pane_info
+
+type paneIn struct {
+	PaneTarget
+	Socket
+}
+
+func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneInfo(ctx, t.ts, t.snap, t.pane), nil
+}
+
+// ---- split_window
+
+type splitWindowIn struct {
+	PaneID      *string `json:"pane_id,omitempty" jsonschema:"Pane to split (e.g. '%1'); wins over the window arguments."`
+	WindowTarget
+	Direction                 *string `json:"direction,omitempty" jsonschema:"Where the new pane goes relative to the split one."`
+	Size                      any     `json:"size,omitempty" jsonschema:"Size of the new pane: a percentage such as \"50%\" or a number of cells."`
+	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of the new pane."`
+	Shell                     *string `json:"shell,omitempty" jsonschema:"Command the new pane runs instead of the default shell."`
+	Environment               any     `json:"environment,omitempty"`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the new shell from writing history files."`
+	Socket
+}
+
+func parseSize(v any) (string, error) {
+	bad := fail("Pass a percentage such as \"50%\" or a whole number of cells.", "size %v is not a percentage or a number of cells", v)
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case float64:
+		if x < 1 || x != float64(int(x)) || x > 10000 {
+			return "", bad
+		}
+		return strconv.Itoa(int(x)), nil
+	case string:
+		num, pct := strings.CutSuffix(strings.TrimSpace(x), "%")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 1 || (pct && n > 100) || n > 10000 {
+			return "", bad
+		}
+		if pct {
+			return strconv.Itoa(n) + "%", nil
+		}
+		return strconv.Itoa(n), nil
+	}
+	return "", bad
+}
+
+func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, error) {
+	size, err := parseSize(in.Size)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if err := checkDir(in.StartDirectory); err != nil {
+		return PaneInfo{}, err
+	}
+	if in.Shell != nil && (strings.TrimSpace(*in.Shell) == "" || strings.ContainsRune(*in.Shell, 0)) {
+		return PaneInfo{}, fail("Give a command, or omit shell for the default shell.", "shell is empty or contains a NUL byte")
+	}
+	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if err := checkIDs(in.PaneID, in.WindowID, in.SessionID); err != nil {
+		return PaneInfo{}, err
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	var pane tmux.Pane
+	if in.PaneID != nil {
+		pane, err = resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
+	} else {
+		var w tmux.Window
+		if w, err = resolveWindowIn(snap, in.WindowTarget); err == nil {
+			pane, err = resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
+		}
+	}
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	args := []string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane.PaneID}
+	switch str(in.Direction) {
+	case "above":
+		args = append(args, "-v", "-b")
+	case "left":
+		args = append(args, "-h", "-b")
+	case "right":
+		args = append(args, "-h")
+	default:
+		args = append(args, "-v")
+	}
+	if size != "" {
+		args = append(args, "-l", size)
+	}
+	if in.StartDirectory != nil {
+		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+	}
+	args = append(args, envArgs...)
+	if in.Shell != nil {
+		args = append(args, *in.Shell)
+	}
+	out, err := ts.Command(ctx, args...)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if len(out) == 0 {
+		return PaneInfo{}, fmt.Errorf("split-window printed no pane id")
+	}
+	return c.paneByID(ctx, ts, out[0])
+}
+
+// paneByID reads one pane afresh.
+func (c *Call) paneByID(ctx context.Context, ts *tmux.Server, id string) (PaneInfo, error) {
+	snap, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	p, ok := snap.Pane(id)
+	if !ok {
+		return PaneInfo{}, fmt.Errorf("pane %s: %w", id, tmux.ErrNotFound)
+	}
+	return c.paneInfo(ctx, ts, snap, p), nil
+}

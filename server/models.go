@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// PaneInfo is a pane as the tools report it.
+type PaneInfo struct {
+	tmux.Pane
+	IsCaller  *bool `json:"is_caller" jsonschema:"true only for the pane this MCP server runs in (on this very server); null when the server is not inside tmux"`
+	IsWatched bool  `json:"is_watched" jsonschema:"a terminal client has this pane on screen"`
+}
+
+// ServerInfo describes one tmux server.
+type ServerInfo struct {
+	IsAlive         bool   `json:"is_alive"`
+	SocketName      string `json:"socket_name"`
+	SocketPath      string `json:"socket_path"`
+	Version         string `json:"version"`
+	PID             int    `json:"pid"`
+	SessionCount    int    `json:"session_count"`
+	WindowCount     int    `json:"window_count"`
+	PaneCount       int    `json:"pane_count"`
+	AttachedClients int    `json:"attached_clients" jsonschema:"terminal clients; control-mode clients never count"`
+}
+
+// paneInfo adds is_caller and is_watched to a pane read in snap.
+func (c *Call) paneInfo(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot, p tmux.Pane) PaneInfo {
+	return c.paneInfos(ctx, ts, snap, []tmux.Pane{p})[0]
+}
+
+func (c *Call) paneInfos(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot, panes []tmux.Pane) []PaneInfo {
+	watched := snap.Watched()
+	out := make([]PaneInfo, len(panes))
+	var id tmux.Identity
+	caller := c.srv.caller
+	if caller != nil && caller.PaneID != "" {
+		id, _ = ts.Identity(ctx)
+	}
+	for i, p := range panes {
+		out[i] = PaneInfo{Pane: p, IsWatched: watched[p.PaneID]}
+		if caller != nil {
+			v := caller.IsPane(id.SocketPath, id.PID, p.PaneID)
+			out[i].IsCaller = &v
+		}
+	}
+	return out
+}
+
+// isCallerServer reports whether this MCP server runs inside the tmux server ts (refusing when unsure).
+func (c *Call) isCallerServer(ctx context.Context, ts *tmux.Server) bool {
+	if c.srv.caller == nil {
+		return false
+	}
+	id, err := ts.Identity(ctx)
+	if err != nil {
+		return true
+	}
+	return c.srv.caller.OnServer(id.SocketPath, id.PID)
+}
+
+// callerPane returns the caller's pane id when it is on ts, else "".
+func (c *Call) callerPane(ctx context.Context, ts *tmux.Server) string {
+	if c.srv.caller == nil || c.srv.caller.PaneID == "" || !c.isCallerServer(ctx, ts) {
+		return ""
+	}
+	return c.srv.caller.PaneID
+}

@@ -1,0 +1,4 @@
+package server
+
+// pipeTools: pipe_pane (not built yet).
+func pipeTools() []*Tool { return nil }

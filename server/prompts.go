@@ -1,0 +1,4 @@
+package server
+
+// addPrompts registers the prompts.
+func (s *Server) addPrompts() {}

@@ -1,0 +1,4 @@
+package server
+
+// runTools: run_shell_command, run_command (not built yet).
+func runTools() []*Tool { return nil }

@@ -1,0 +1,216 @@
+// Package server is the MCP server for tmux: the tool catalogue, resources, prompts,
+// completions and the handshake, on the official go-sdk.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// Server serves the tool catalogue over MCP for one or more tmux servers.
+type Server struct {
+	opts   Options
+	mcp    *mcp.Server
+	tools  map[string]*Tool // the tools offered (tier and allow list applied)
+	order  []*Tool
+	caller *policy.Caller
+	auditW *auditLog
+
+	mu      sync.Mutex
+	sockets map[string]*tmux.Server
+	closed  bool
+
+	state *state // shared per-process bookkeeping (reservations, echoes, buffers)
+}
+
+// New builds a server with the tools the options allow.
+func New(opts Options) (*Server, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	s := &Server{opts: opts, tools: map[string]*Tool{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState()}
+	if opts.Audit != "" {
+		a, err := openAudit(opts.Audit)
+		if err != nil {
+			return nil, err
+		}
+		s.auditW = a
+	}
+	for _, t := range catalog() {
+		if !s.opts.Safety.Allows(t.Tier) || (len(opts.Tools) > 0 && !contains(opts.Tools, t.Name)) {
+			continue
+		}
+		s.tools[t.Name] = t
+		s.order = append(s.order, t)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tmux", Title: "tmux", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:       s.instructions(),
+		CompletionHandler:  s.complete,
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:     &mcp.LoggingCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+	})
+	for _, t := range s.order {
+		s.mcp.AddTool(&mcp.Tool{
+			Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: t.inputSchema, OutputSchema: t.outputSchema,
+			Annotations: t.Annotations.mcp(),
+		}, s.handler(t))
+	}
+	s.addResources()
+	s.addPrompts()
+	return s, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func knownTool(name string) bool {
+	for _, t := range catalog() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) handler(t *Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := &Call{srv: s, req: req, Tool: t}
+		return c.run(ctx, req.Params.Arguments), nil
+	}
+}
+
+// MCP returns the go-sdk server, to run over a transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// ToolInfo describes an offered tool.
+type ToolInfo struct {
+	Name, Title string
+	Tier        policy.Tier
+}
+
+// Tools lists the offered tools in catalogue order.
+func (s *Server) Tools() []ToolInfo {
+	out := make([]ToolInfo, len(s.order))
+	for i, t := range s.order {
+		out[i] = ToolInfo{Name: t.Name, Title: t.Title, Tier: t.Tier}
+	}
+	return out
+}
+
+// Catalog lists every tool of the product with its tier, offered or not.
+func Catalog() []ToolInfo {
+	var out []ToolInfo
+	for _, t := range catalog() {
+		out = append(out, ToolInfo{Name: t.Name, Title: t.Title, Tier: t.Tier})
+	}
+	return out
+}
+
+// Call runs one offered tool in-process, as the `call` subcommand does.
+func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	t, ok := s.tools[name]
+	if !ok {
+		names := make([]string, 0, len(s.tools))
+		for n := range s.tools {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("no tool %q is offered at tier %s; offered: %v", name, s.opts.Safety, names)
+	}
+	c := &Call{srv: s, Tool: t}
+	return c.run(ctx, args), nil
+}
+
+// socketNameRe is what a tmux -L name may be: no path separators, nothing tmux would mangle.
+var socketNameRe = regexp.MustCompile(`^[A-Za-z0-9_.@+=-]{1,100}$`)
+
+// tmuxFor returns the engine handle for a call's socket_name (nil: the configured default).
+func (s *Server) tmuxFor(socketName *string) (*tmux.Server, error) {
+	cfg := tmux.Config{Bin: s.opts.TmuxBin, Env: s.opts.Env, Timeout: s.opts.TmuxTimeout}
+	switch {
+	case socketName != nil && *socketName != "":
+		if !socketNameRe.MatchString(*socketName) || *socketName == "." || *socketName == ".." {
+			return nil, fail("Pass the bare name tmux -L takes (letters, digits, . _ - @ + =), or omit socket_name for the default; list_servers shows the running servers.",
+				"socket_name %q is not a valid tmux socket name", truncate(*socketName, 80))
+		}
+		cfg.SocketName = *socketName
+	case s.opts.SocketName != "":
+		cfg.SocketName = s.opts.SocketName
+	default:
+		cfg.SocketPath = s.opts.SocketPath
+	}
+	key := "L:" + cfg.SocketName + "\x00S:" + cfg.SocketPath
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("the server is shutting down")
+	}
+	if ts, ok := s.sockets[key]; ok {
+		return ts, nil
+	}
+	ts := tmux.NewServer(cfg)
+	s.sockets[key] = ts
+	return ts, nil
+}
+
+// servers returns every engine handle made so far.
+func (s *Server) servers() []*tmux.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*tmux.Server, 0, len(s.sockets))
+	for _, ts := range s.sockets {
+		out = append(out, ts)
+	}
+	return out
+}
+
+// Close releases this server's tmux resources: private buffers, streams and connections.
+func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s.state.cleanup(ctx, s)
+	s.mu.Lock()
+	s.closed = true
+	socks := s.sockets
+	s.sockets = map[string]*tmux.Server{}
+	s.mu.Unlock()
+	for _, ts := range socks {
+		ts.Close()
+	}
+	if s.auditW != nil {
+		s.auditW.close()
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

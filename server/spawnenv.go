@@ -1,0 +1,72 @@
+package server
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// spawnEnv turns an environment argument (object of strings, JSON string of one, or null) and
+// suppress_persistent_history into tmux -e flags.
+func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
+	env := map[string]string{}
+	switch x := arg.(type) {
+	case nil:
+	case string:
+		if strings.TrimSpace(x) != "" {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(x), &m); err != nil {
+				return nil, fail("Pass environment as an object of strings, e.g. {\"FOO\": \"bar\"}.", "environment is not a JSON object: %v", err)
+			}
+			arg = m
+		}
+	}
+	if m, ok := arg.(map[string]any); ok {
+		for k, v := range m {
+			s, isStr := v.(string)
+			if !isStr {
+				return nil, fail("Pass every value as a string.", "environment value of %q is not a string", truncate(k, 60))
+			}
+			if !envNameRe.MatchString(k) {
+				return nil, fail("Variable names are letters, digits and _, not starting with a digit.", "environment name %q is not a valid variable name", truncate(k, 60))
+			}
+			if strings.ContainsRune(s, 0) {
+				return nil, fail("Remove the NUL byte.", "environment value of %s contains a NUL byte", k)
+			}
+			env[k] = s
+		}
+	} else if arg != nil {
+		if _, isStr := arg.(string); !isStr {
+			return nil, fail("Pass environment as an object of strings.", "environment must be an object, got %T", arg)
+		}
+	}
+	if suppressHistory {
+		for _, k := range []string{"HISTFILE", "fish_history"} {
+			if v, ok := env[k]; ok && v != "" {
+				return nil, fail("Omit "+k+" or set it to \"\" when suppress_persistent_history is true.", "environment variable %s conflicts with suppress_persistent_history=true", k)
+			}
+			env[k] = ""
+		}
+		env["fish_private_mode"] = "1"
+		hc := env["HISTCONTROL"]
+		if !strings.Contains(hc, "ignorespace") && !strings.Contains(hc, "ignoreboth") {
+			if hc != "" {
+				hc += ":"
+			}
+			env["HISTCONTROL"] = hc + "ignorespace"
+		}
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		args = append(args, "-e", k+"="+env[k])
+	}
+	return args, nil
+}

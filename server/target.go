@@ -1,0 +1,285 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// Socket is the socket_name argument every targeted tool takes.
+type Socket struct {
+	SocketName *string `json:"socket_name,omitempty" jsonschema:"tmux socket name (tmux -L); null means LIBTMUX_SOCKET, LIBTMUX_SOCKET_PATH or tmux's default."`
+}
+
+// PaneTarget selects a pane: pane_id wins, else window_id's active pane, else the session's.
+type PaneTarget struct {
+	PaneID      *string `json:"pane_id,omitempty" jsonschema:"Pane ID (e.g. '%1'); when given, the other target arguments are ignored."`
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact) for pane resolution: its active window's active pane."`
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1') for pane resolution; wins over session_name."`
+	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1') for pane resolution: its active pane."`
+}
+
+// WindowTarget selects a window: window_id wins, else window_index in the session, else the
+// session's active window.
+type WindowTarget struct {
+	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1'); wins over the other target arguments."`
+	WindowIndex *string `json:"window_index,omitempty" jsonschema:"Window index within the session (e.g. '0')."`
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// checkIDs refuses malformed ids before tmux is asked.
+func checkIDs(pane, window, session *string) error {
+	if p := str(pane); pane != nil && !tmux.ValidPaneID(p) {
+		return fail("Pane ids look like %1; list_panes shows them.", "pane_id %q is not a pane id", truncate(p, 80))
+	}
+	if w := str(window); window != nil && !tmux.ValidWindowID(w) {
+		return fail("Window ids look like @1; list_windows shows them.", "window_id %q is not a window id", truncate(w, 80))
+	}
+	if s := str(session); session != nil && !tmux.ValidSessionID(s) {
+		return fail("Session ids look like $1; list_sessions shows them.", "session_id %q is not a session id", truncate(s, 80))
+	}
+	return nil
+}
+
+// target is a resolved call target with the snapshot it was found in.
+type target struct {
+	ts      *tmux.Server
+	snap    *tmux.Snapshot
+	session tmux.Session
+	window  tmux.Window
+	pane    tmux.Pane
+}
+
+// snapshot reads the whole topology of the call's server.
+func (c *Call) snapshot(ctx context.Context, sock *string) (*tmux.Server, *tmux.Snapshot, error) {
+	ts, err := c.srv.tmuxFor(sock)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ts, snap, nil
+}
+
+// resolveSession finds the session: session_id wins, then the exact session_name, then the
+// first session in id order.
+func resolveSession(snap *tmux.Snapshot, sessionID, sessionName *string) (tmux.Session, error) {
+	if err := checkIDs(nil, nil, sessionID); err != nil {
+		return tmux.Session{}, err
+	}
+	if len(snap.Sessions) == 0 {
+		return tmux.Session{}, fail("Create one with create_session.", "the tmux server has no sessions")
+	}
+	names := func() string {
+		var c []string
+		for _, s := range snap.Sessions {
+			c = append(c, fmt.Sprintf("%s (%s)", s.SessionName, s.SessionID))
+		}
+		return candidates(c)
+	}
+	switch {
+	case sessionID != nil:
+		for _, s := range snap.Sessions {
+			if s.SessionID == *sessionID {
+				return s, nil
+			}
+		}
+		return tmux.Session{}, fail("Sessions: "+names()+".", "no session has id %s", *sessionID)
+	case sessionName != nil:
+		for _, s := range snap.Sessions {
+			if s.SessionName == *sessionName {
+				return s, nil
+			}
+		}
+		return tmux.Session{}, fail("Sessions: "+names()+" (names match exactly).", "no session is named %q", truncate(*sessionName, 80))
+	}
+	first := snap.Sessions[0]
+	for _, s := range snap.Sessions[1:] {
+		if idNum(s.SessionID) < idNum(first.SessionID) {
+			first = s
+		}
+	}
+	return first, nil
+}
+
+func idNum(id string) int {
+	n, err := strconv.Atoi(strings.TrimLeft(id, "%@$"))
+	if err != nil {
+		return 1 << 30
+	}
+	return n
+}
+
+func candidates(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	more := ""
+	if len(list) > 12 {
+		more = fmt.Sprintf(" and %d more", len(list)-12)
+		list = list[:12]
+	}
+	return strings.Join(list, ", ") + more
+}
+
+func findWindow(snap *tmux.Snapshot, id string) (tmux.Window, bool) {
+	for _, w := range snap.Windows {
+		if w.WindowID == id {
+			return w, true
+		}
+	}
+	return tmux.Window{}, false
+}
+
+func windowCandidates(snap *tmux.Snapshot, sessionID string) string {
+	var c []string
+	for _, w := range snap.Windows {
+		if sessionID == "" || w.SessionID == sessionID {
+			c = append(c, fmt.Sprintf("%s (%s:%d %s)", w.WindowID, w.SessionName, w.WindowIndex, w.WindowName))
+		}
+	}
+	return candidates(c)
+}
+
+func paneCandidates(snap *tmux.Snapshot) string {
+	var c []string
+	seen := map[string]bool{}
+	for _, p := range snap.Panes {
+		if !seen[p.PaneID] {
+			seen[p.PaneID] = true
+			c = append(c, fmt.Sprintf("%s (%s:%d.%d)", p.PaneID, p.SessionName, p.WindowIndex, p.PaneIndex))
+		}
+	}
+	sort.SliceStable(c, func(i, j int) bool { return idNum(c[i][:strings.IndexByte(c[i], ' ')]) < idNum(c[j][:strings.IndexByte(c[j], ' ')]) })
+	return candidates(c)
+}
+
+// resolveWindowIn finds a window: window_id wins, else window_index within the session, else
+// the session's active window.
+func resolveWindowIn(snap *tmux.Snapshot, t WindowTarget) (tmux.Window, error) {
+	if err := checkIDs(nil, t.WindowID, t.SessionID); err != nil {
+		return tmux.Window{}, err
+	}
+	if t.WindowID != nil {
+		if w, ok := findWindow(snap, *t.WindowID); ok {
+			return w, nil
+		}
+		return tmux.Window{}, fail("Windows: "+windowCandidates(snap, "")+".", "no window has id %s", *t.WindowID)
+	}
+	sess, err := resolveSession(snap, t.SessionID, t.SessionName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if t.WindowIndex != nil {
+		idx, err := strconv.Atoi(strings.TrimSpace(*t.WindowIndex))
+		if err != nil {
+			return tmux.Window{}, fail("Pass the window's number, e.g. \"0\".", "window_index %q is not a number", truncate(*t.WindowIndex, 40))
+		}
+		for _, w := range snap.Windows {
+			if w.SessionID == sess.SessionID && w.WindowIndex == idx {
+				return w, nil
+			}
+		}
+		return tmux.Window{}, fail("Windows of "+sess.SessionName+": "+windowCandidates(snap, sess.SessionID)+".", "session %s has no window at index %d", sess.SessionName, idx)
+	}
+	for _, w := range snap.Windows {
+		if w.SessionID == sess.SessionID && w.WindowID == sess.ActiveWindowID {
+			return w, nil
+		}
+	}
+	return tmux.Window{}, fmt.Errorf("session %s has no active window: %w", sess.SessionName, tmux.ErrNotFound)
+}
+
+// resolvePaneIn finds a pane: pane_id wins, else the window's active pane, else the session's.
+func resolvePaneIn(snap *tmux.Snapshot, t PaneTarget) (tmux.Pane, error) {
+	if err := checkIDs(t.PaneID, t.WindowID, t.SessionID); err != nil {
+		return tmux.Pane{}, err
+	}
+	id := ""
+	switch {
+	case t.PaneID != nil:
+		id = *t.PaneID
+		if p, ok := snap.Pane(id); ok {
+			return p, nil
+		}
+		return tmux.Pane{}, fail("Panes: "+paneCandidates(snap)+".", "no pane has id %s", id)
+	case t.WindowID != nil:
+		w, err := resolveWindowIn(snap, WindowTarget{WindowID: t.WindowID})
+		if err != nil {
+			return tmux.Pane{}, err
+		}
+		id = w.ActivePaneID
+	default:
+		sess, err := resolveSession(snap, t.SessionID, t.SessionName)
+		if err != nil {
+			return tmux.Pane{}, err
+		}
+		id = sess.ActivePaneID
+	}
+	if p, ok := snap.Pane(id); ok {
+		return p, nil
+	}
+	return tmux.Pane{}, fmt.Errorf("active pane %s: %w", id, tmux.ErrNotFound)
+}
+
+// pane resolves a pane target on the call's server.
+func (c *Call) pane(ctx context.Context, t PaneTarget, sock *string) (*target, error) {
+	if err := checkIDs(t.PaneID, t.WindowID, t.SessionID); err != nil {
+		return nil, err
+	}
+	ts, snap, err := c.snapshot(ctx, sock)
+	if err != nil {
+		return nil, err
+	}
+	p, err := resolvePaneIn(snap, t)
+	if err != nil {
+		return nil, err
+	}
+	return &target{ts: ts, snap: snap, pane: p}, nil
+}
+
+// window resolves a window target on the call's server.
+func (c *Call) window(ctx context.Context, t WindowTarget, sock *string) (*target, error) {
+	if err := checkIDs(nil, t.WindowID, t.SessionID); err != nil {
+		return nil, err
+	}
+	ts, snap, err := c.snapshot(ctx, sock)
+	if err != nil {
+		return nil, err
+	}
+	w, err := resolveWindowIn(snap, t)
+	if err != nil {
+		return nil, err
+	}
+	return &target{ts: ts, snap: snap, window: w}, nil
+}
+
+// session resolves a session target on the call's server.
+func (c *Call) session(ctx context.Context, sessionID, sessionName, sock *string) (*target, error) {
+	if err := checkIDs(nil, nil, sessionID); err != nil {
+		return nil, err
+	}
+	ts, snap, err := c.snapshot(ctx, sock)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := resolveSession(snap, sessionID, sessionName)
+	if err != nil {
+		return nil, err
+	}
+	return &target{ts: ts, snap: snap, session: sess}, nil
+}

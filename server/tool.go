@@ -1,0 +1,266 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+)
+
+// Annotations are a tool's MCP hints.
+type Annotations struct{ ReadOnly, Destructive, Idempotent, OpenWorld bool }
+
+// The annotation presets of tools.md.
+var (
+	annRO     = Annotations{ReadOnly: true, Idempotent: true}
+	annMUT    = Annotations{Idempotent: true}
+	annCREATE = Annotations{}
+	annSHELL  = Annotations{OpenWorld: true}
+	annDESTR  = Annotations{Destructive: true}
+	annSEED   = Annotations{Destructive: true, OpenWorld: true}
+)
+
+func (a Annotations) mcp() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    a.ReadOnly,
+		DestructiveHint: &a.Destructive,
+		IdempotentHint:  a.Idempotent,
+		OpenWorldHint:   &a.OpenWorld,
+	}
+}
+
+// Tool is one tool: its declaration (the single source of truth for its name, tier, annotations
+// and schemas) and its handler.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Tier        policy.Tier
+	Annotations Annotations
+	// Blocking tools wait on their own ceiling (run_*, wait_for_*) and are refused in batches.
+	Blocking bool
+
+	inputSchema  any // advertised
+	outputSchema any // advertised; nil when none
+	validator    *jsonschema.Resolved
+	args         []string // argument names, sorted
+	call         func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+}
+
+// spec declares a tool; define turns it and a typed handler into a Tool.
+type spec struct {
+	Name, Title, Description string
+	Tier                     policy.Tier
+	Ann                      Annotations
+	Blocking                 bool
+	// Input patches the schema inferred from the input type (defaults, enums, patterns).
+	Input func(s *jsonschema.Schema)
+	// InputJSON, when set, is the exact advertised input schema (a seed); validation then uses
+	// StrictInputJSON, or InputJSON itself.
+	InputJSON, StrictInputJSON string
+	// OutputJSON, when set, is the exact advertised output schema (a seed).
+	OutputJSON string
+	// NoOutputSchema advertises no output schema (a seed says so).
+	NoOutputSchema bool
+}
+
+// Call is what a handler knows of the call in progress.
+type Call struct {
+	srv *Server
+	req *mcp.CallToolRequest // nil for in-process calls (the call subcommand)
+	// Tool is the tool being called.
+	Tool *Tool
+}
+
+// texter lets a result choose its own text block instead of its JSON.
+type texter interface{ Text() string }
+
+func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
+	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking}
+	var in *jsonschema.Schema
+	var err error
+	if sp.InputJSON != "" {
+		t.inputSchema = json.RawMessage(sp.InputJSON)
+		strict := sp.StrictInputJSON
+		if strict == "" {
+			strict = sp.InputJSON
+		}
+		in = mustSchema(sp.Name, strict)
+	} else {
+		in, err = jsonschema.For[In](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: input schema: %v", sp.Name, err))
+		}
+		if sp.Input != nil {
+			sp.Input(in)
+		}
+		nullDefaults(in)
+		t.inputSchema = in
+	}
+	for name := range in.Properties {
+		t.args = append(t.args, name)
+	}
+	sort.Strings(t.args)
+	if t.validator, err = in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		panic(fmt.Sprintf("tool %s: resolving input schema: %v", sp.Name, err))
+	}
+	switch {
+	case sp.OutputJSON != "":
+		t.outputSchema = json.RawMessage(sp.OutputJSON)
+	case !sp.NoOutputSchema:
+		out, err := jsonschema.For[Out](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", sp.Name, err))
+		}
+		t.outputSchema = out
+	}
+	t.call = func(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
+		var args In
+		if err := t.decode(raw, &args); err != nil {
+			return nil, err
+		}
+		return h(ctx, c, &args)
+	}
+	return t
+}
+
+func mustSchema(name, js string) *jsonschema.Schema {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", name, err))
+	}
+	s.Schema = "" // the validator speaks draft 2020-12; the seeds' keywords mean the same there
+	return &s
+}
+
+// decode validates raw arguments against the tool's schema, applies defaults and fills args.
+func (t *Tool) decode(raw json.RawMessage, args any) error {
+	m := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return &toolError{
+				msg:  fmt.Sprintf("%s: the arguments are not a JSON object: %v", t.Name, err),
+				hint: fmt.Sprintf("Pass an object of named arguments; %s takes: %s.", t.Name, t.argList()),
+			}
+		}
+	}
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(t.args, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return &toolError{
+			msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
+			hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
+		}
+	}
+	if err := t.validator.ApplyDefaults(&m); err != nil {
+		return &toolError{msg: fmt.Sprintf("%s: %v", t.Name, err), hint: "Check the arguments against the tool's input schema."}
+	}
+	if err := t.validator.Validate(m); err != nil {
+		return &toolError{
+			msg:  fmt.Sprintf("invalid arguments for %s: %s", t.Name, cleanSchemaError(err)),
+			hint: fmt.Sprintf("Check each argument's type and form in the input schema of %s (tools/list); it takes: %s.", t.Name, t.argList()),
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, args); err != nil {
+		return &toolError{msg: fmt.Sprintf("invalid arguments for %s: %v", t.Name, err), hint: "Check the argument types in the tool's input schema."}
+	}
+	return nil
+}
+
+func (t *Tool) argList() string {
+	if len(t.args) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(t.args, ", ")
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// cleanSchemaError drops the validator's "validating root:" noise from its message.
+func cleanSchemaError(err error) string {
+	s := err.Error()
+	s = strings.ReplaceAll(s, "validating root: ", "")
+	s = strings.ReplaceAll(s, "validating /properties/", "argument ")
+	return s
+}
+
+// Run calls the tool in-process with raw JSON arguments, with the same validation, tier check
+// and audit as a call over MCP.
+func (c *Call) run(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+	start := time.Now()
+	out, err := c.safeCall(ctx, raw)
+	res := c.result(out, err)
+	c.srv.audit(c.Tool.Name, raw, res, time.Since(start))
+	return res
+}
+
+func (c *Call) safeCall(ctx context.Context, raw json.RawMessage) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in %s: %v", c.Tool.Name, r)
+		}
+	}()
+	return c.Tool.call(ctx, c, raw)
+}
+
+func (c *Call) result(out any, err error) *mcp.CallToolResult {
+	if err != nil {
+		return errorResult(c.Tool.Name, err)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return errorResult(c.Tool.Name, fmt.Errorf("encoding the result: %w", err))
+	}
+	text := string(b)
+	if tx, ok := out.(texter); ok {
+		text = tx.Text()
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+func errorResult(tool string, err error) *mcp.CallToolResult {
+	var te *toolError
+	if !errors.As(err, &te) {
+		te = describe(err)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
+}
+
+// Progress sends a progress notification when the request carries a progress token.
+func (c *Call) Progress(ctx context.Context, progress, total float64, msg string) {
+	if c.req == nil || c.req.Session == nil {
+		return
+	}
+	tok := c.req.Params.GetProgressToken()
+	if tok == nil {
+		return
+	}
+	c.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: msg})
+}

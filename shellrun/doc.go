@@ -1,0 +1,50 @@
+// Package shellrun frames a command for an interactive shell and parses the
+// framed output back out of a pane's output stream.
+//
+// It is pure: it knows nothing about tmux or MCP. The engine (see
+// spec/engine.md §3) mints an id with [NewID], writes the text from [Script]
+// to a private file and types the short line it returns (or types [Inline]
+// when the pane's shell cannot read that file, see [SourcingFailed]), then
+// feeds the pane's output to [Parse] until Done, and cleans the body with
+// [ScrubForeign].
+//
+// # Framing
+//
+// The wrapper prints a start marker line "<id>_S", runs the command, then
+// prints "<id>_E <status> <id>_D". Both markers are produced at run time by
+// printf from octal escapes in its format string, so the literal id appears
+// neither in the script, nor in the typed line, nor in any shell variable:
+// the echo of the typed line, shell tracing (set -x, set -v, DEBUG traps) and
+// the command itself cannot print a valid end marker by accident. Every
+// bookkeeping printf is "command printf" (POSIX) or "builtin printf" (fish),
+// so a user's alias or function named printf is bypassed.
+//
+// POSIX family (sh, ash, dash, bash, ksh, mksh, zsh): the whole wrapper runs
+// in a subshell, and the command in a nested subshell through eval of a
+// single-quoted string, so cd, export, exit N, set -e, traps and functions
+// stay inside, a syntax error in the command yields a nonzero status instead
+// of breaking the wrapper, and no variable of the interactive shell is
+// touched. The interactive shell's errexit and xtrace are suspended for the
+// bookkeeping and re-applied for the command. The outer subshell catches
+// SIGINT (trap : INT; the command gets the default disposition back), so a
+// Ctrl-C that kills the command still lets the wrapper print the end marker
+// with status 130. A status above 255 (ksh93 reports death by signal N as
+// 256+N) is mapped to 128+N. After the run the interactive shell's $? is the
+// command's status (0 when the shell has errexit on, so it does not exit).
+//
+// Fish family: fish has no subshell, and exit inside begin…end would end the
+// interactive shell, so the command runs in a child fish,
+// "$(status fish-path) --no-config -c '<command>'". Trade-off: the command
+// sees the exported environment, the working directory and universal
+// variables, but not functions, abbreviations or non-exported variables
+// defined in the user's config or session. The wrapper's own variables are
+// block-local (set -l inside begin…end). Fish cancels a running block when it
+// receives SIGINT, so the wrapper defines a SIGINT event handler for the
+// duration of the run (and erases it afterwards), and the child fish gets an
+// init-command handler that exits 130: Ctrl-C stops the command and the end
+// marker still reports 130.
+//
+// Commands are normalised before framing: CRLF and lone CR become LF and
+// trailing line breaks are dropped. A NUL byte is refused ([ErrNUL]), and so
+// is an empty or blank command ([ErrEmpty]).
+package shellrun

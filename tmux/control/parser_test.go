@@ -1,0 +1,119 @@
+package control
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseEvents runs the parser over stream lines and describes what it did.
+func parseEvents(stream string, reroute bool) []string {
+	var ev []string
+	opts := &Options{
+		RerouteFlowControl: reroute,
+		OnOutput: func(o Output) {
+			ev = append(ev, fmt.Sprintf("output %s %q", o.Pane, o.Data))
+		},
+		OnNotification: func(n Notification) {
+			ev = append(ev, "notify "+n.Raw)
+		},
+	}
+	p := parser{opts: opts, complete: func(body []string, ok bool) {
+		ev = append(ev, fmt.Sprintf("block ok=%v %q", ok, body))
+	}}
+	for _, line := range strings.Split(strings.TrimSuffix(stream, "\n"), "\n") {
+		if exit, reason := p.line([]byte(line)); exit {
+			ev = append(ev, "exit "+reason)
+			break
+		}
+	}
+	return ev
+}
+
+func TestParser(t *testing.T) {
+	tests := []struct {
+		name    string
+		stream  string
+		reroute bool
+		want    []string
+	}{
+		{
+			name:   "attach block ignored, then notification",
+			stream: "%begin 1796005258 264 0\n%end 1796005258 264 0\n%session-changed $0 a\n",
+			want:   []string{"notify %session-changed $0 a"},
+		},
+		{
+			name:   "reply with body",
+			stream: "%begin 1 5 1\nline one\n\nline three\n%end 1 5 1\n",
+			want:   []string{`block ok=true ["line one" "" "line three"]`},
+		},
+		{
+			name:   "empty reply",
+			stream: "%begin 1 5 1\n%end 1 5 1\n",
+			want:   []string{`block ok=true []`},
+		},
+		{
+			name:   "error reply",
+			stream: "%begin 1 5 1\ncan't find window: @9\n%error 1 5 1\n",
+			want:   []string{`block ok=false ["can't find window: @9"]`},
+		},
+		{
+			name: "guard look-alikes inside a block are body",
+			stream: "%begin 1 5 1\n%end 1 4 1\n%end 2 5 1\n%end 1 5 0\n%error 1 6 1\n%begin 1 5 1\n" +
+				"%output %1 x\n%exit\n%pause %1\n%end 1 5 1 \n%end 1 5 1\n",
+			want: []string{`block ok=true ["%end 1 4 1" "%end 2 5 1" "%end 1 5 0" "%error 1 6 1" "%begin 1 5 1" "%output %1 x" "%exit" "%pause %1" "%end 1 5 1 "]`},
+		},
+		{
+			name:    "flow control rerouted from a block",
+			stream:  "%begin 1 5 1\n%pause %1\n%pause %1 \n%continue %22\n%end 1 5 1\n",
+			reroute: true,
+			want:    []string{"notify %pause %1", "notify %continue %22", `block ok=true ["%pause %1 "]`},
+		},
+		{
+			name:   "flags 0 blocks and their bodies are skipped",
+			stream: "%begin 1 5 0\nhooked\n%end 1 5 0\n%begin 1 6 1\nmine\n%end 1 6 1\n",
+			want:   []string{`block ok=true ["mine"]`},
+		},
+		{
+			name:   "unpaired end and error outside a block are ignored",
+			stream: "%end 1 5 1\n%error 1 5 1\n%window-add @2\n",
+			want:   []string{"notify %window-add @2"},
+		},
+		{
+			name:   "malformed guards are notifications",
+			stream: "%begin x\n%begin 1 2\n%end\n",
+			want:   []string{"notify %begin x", "notify %begin 1 2", "notify %end"},
+		},
+		{
+			name: "notifications and output interleaved between blocks",
+			stream: "%begin 1 5 1\na\n%end 1 5 1\n%output %1 hi\\015\\012\n%window-renamed @1 new name\n" +
+				"%extended-output %2 10 : x\n%begin 1 6 1\nb\n%end 1 6 1\n%unknown-thing 1 2\n",
+			want: []string{`block ok=true ["a"]`, `output %1 "hi\r\n"`, "notify %window-renamed @1 new name",
+				`output %2 "x"`, `block ok=true ["b"]`, "notify %unknown-thing 1 2"},
+		},
+		{
+			name:   "malformed output is passed on as a notification",
+			stream: "%output nopane\n",
+			want:   []string{"notify %output nopane"},
+		},
+		{
+			name:   "exit ends the stream",
+			stream: "%exit server exited unexpectedly\n%window-add @1\n",
+			want:   []string{"notify %exit server exited unexpectedly", "exit server exited unexpectedly"},
+		},
+		{
+			name:   "stray text is dropped",
+			stream: "hello\n\n%\n",
+			want:   []string{"notify %"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := parseEvents(tt.stream, tt.reroute)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package control
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// privateTmux is a tmux server of its own for one test: its socket lives in
+// a temporary directory and it is killed at cleanup.
+type privateTmux struct {
+	dir  string
+	sock string
+	cfg  string
+	env  []string
+}
+
+// startTmux starts a private server with one detached session "s" running
+// a clean bash; it skips the test when tmux is missing.
+func startTmux(tb testing.TB) *privateTmux {
+	tb.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		tb.Skip("tmux not installed")
+	}
+	// A short directory keeps the socket path under the sun_path limit.
+	dir, err := os.MkdirTemp("", "tm")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tm := &privateTmux{dir: dir, sock: filepath.Join(dir, "sock"), cfg: filepath.Join(dir, "tmux.conf")}
+	if err := os.WriteFile(tm.cfg, []byte("set -g default-command 'bash --noprofile --norc'\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX") && !strings.HasPrefix(kv, "HOME=") {
+			tm.env = append(tm.env, kv)
+		}
+	}
+	tm.env = append(tm.env, "HOME="+dir)
+	tb.Cleanup(func() {
+		exec.Command("tmux", "-S", tm.sock, "kill-server").Run()
+		os.RemoveAll(dir)
+	})
+	if out, err := tm.command("new-session", "-d", "-s", "s", "-x", "80", "-y", "24",
+		"bash --noprofile --norc").CombinedOutput(); err != nil {
+		tb.Fatalf("new-session: %v: %s", err, out)
+	}
+	return tm
+}
+
+// command is a spawned tmux client of the private server.
+func (tm *privateTmux) command(args ...string) *exec.Cmd {
+	cmd := exec.Command("tmux", append([]string{"-S", tm.sock, "-f", tm.cfg}, args...)...)
+	cmd.Env = tm.env
+	return cmd
+}
+
+// attach starts `tmux -C attach -t s` and a Conn over its pipes; cleanup
+// closes it and waits for the process.
+func (tm *privateTmux) attach(tb testing.TB, opts Options) *Conn {
+	tb.Helper()
+	cmd := tm.command("-C", "attach", "-t", "s")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	c := NewConn(stdout, stdin, opts)
+	tb.Cleanup(func() {
+		c.Close()
+		select {
+		case <-c.Done():
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+		cmd.Wait()
+	})
+	// The first reply proves the attach is done.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Do(ctx, []string{"display-message", "-p", "ready"}); err != nil {
+		tb.Fatalf("control client not ready: %v", err)
+	}
+	return c
+}

@@ -1,0 +1,30 @@
+package tmux
+
+import "regexp"
+
+var (
+	paneIDRe    = regexp.MustCompile(`^%\d+$`)
+	windowIDRe  = regexp.MustCompile(`^@\d+$`)
+	sessionIDRe = regexp.MustCompile(`^\$\d+$`)
+)
+
+// ValidPaneID reports whether s has the form of a pane id (%N).
+func ValidPaneID(s string) bool { return paneIDRe.MatchString(s) }
+
+// ValidWindowID reports whether s has the form of a window id (@N).
+func ValidWindowID(s string) bool { return windowIDRe.MatchString(s) }
+
+// ValidSessionID reports whether s has the form of a session id ($N).
+func ValidSessionID(s string) bool { return sessionIDRe.MatchString(s) }
+
+// EscapeFormat escapes text so that tmux's format expansion prints it as is (# becomes ##).
+func EscapeFormat(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' {
+			out = append(out, '#')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

@@ -1,0 +1,298 @@
+package tmux
+
+import (
+	"context"
+	"fmt"
+)
+
+// Session is one tmux session as list-sessions reports it.
+type Session struct {
+	SessionID       string `json:"session_id" jsonschema:"session id, e.g. $1"`
+	SessionName     string `json:"session_name"`
+	WindowCount     int    `json:"window_count"`
+	AttachedClients int    `json:"attached_clients" jsonschema:"terminal clients attached (control-mode clients, this server's included, never count)"`
+	Created         int64  `json:"created" jsonschema:"creation time, unix seconds"`
+	ActiveWindowID  string `json:"active_window_id"`
+	ActivePaneID    string `json:"active_pane_id"`
+}
+
+// Window is one window of a session as list-windows reports it.
+type Window struct {
+	WindowID     string `json:"window_id" jsonschema:"window id, e.g. @1"`
+	WindowName   string `json:"window_name"`
+	WindowIndex  int    `json:"window_index"`
+	SessionID    string `json:"session_id"`
+	SessionName  string `json:"session_name"`
+	PaneCount    int    `json:"pane_count"`
+	WindowLayout string `json:"window_layout"`
+	WindowActive bool   `json:"window_active"`
+	WindowWidth  int    `json:"window_width"`
+	WindowHeight int    `json:"window_height"`
+	WindowZoomed bool   `json:"window_zoomed"`
+	ActivePaneID string `json:"active_pane_id"`
+}
+
+// Pane is one pane as list-panes reports it.
+type Pane struct {
+	PaneID             string `json:"pane_id" jsonschema:"pane id, e.g. %1"`
+	PaneIndex          int    `json:"pane_index"`
+	PaneWidth          int    `json:"pane_width"`
+	PaneHeight         int    `json:"pane_height"`
+	PaneLeft           int    `json:"pane_left"`
+	PaneTop            int    `json:"pane_top"`
+	PaneRight          int    `json:"pane_right"`
+	PaneBottom         int    `json:"pane_bottom"`
+	PaneAtLeft         bool   `json:"pane_at_left"`
+	PaneAtRight        bool   `json:"pane_at_right"`
+	PaneAtTop          bool   `json:"pane_at_top"`
+	PaneAtBottom       bool   `json:"pane_at_bottom"`
+	PaneTTY            string `json:"pane_tty"`
+	PaneCurrentCommand string `json:"pane_current_command"`
+	PaneCurrentPath    string `json:"pane_current_path"`
+	PanePID            int    `json:"pane_pid"`
+	PaneTitle          string `json:"pane_title"`
+	PaneActive         bool   `json:"pane_active"`
+	PaneDead           bool   `json:"pane_dead"`
+	PaneInMode         bool   `json:"pane_in_mode"`
+	WindowID           string `json:"window_id"`
+	WindowIndex        int    `json:"window_index"`
+	SessionID          string `json:"session_id"`
+	SessionName        string `json:"session_name"`
+}
+
+// Client is one client attached to the server.
+type Client struct {
+	Name        string
+	TTY         string
+	PID         int
+	ControlMode bool
+	SessionID   string
+	WindowID    string // the client's current window
+	PaneID      string // that window's active pane
+	Zoomed      bool   // that window is zoomed
+}
+
+var sessionFields = []field{
+	{name: "session_id"}, {name: "session_name", text: true}, {name: "session_windows"},
+	{name: "session_created"}, {name: "window_id"}, {name: "pane_id"},
+}
+
+var windowFields = []field{
+	{name: "window_id"}, {name: "window_name", text: true}, {name: "window_index"},
+	{name: "session_id"}, {name: "session_name", text: true}, {name: "window_panes"},
+	{name: "window_layout"}, {name: "window_active"}, {name: "window_width"}, {name: "window_height"},
+	{name: "window_zoomed_flag"}, {name: "pane_id"},
+}
+
+var paneFields = []field{
+	{name: "pane_id"}, {name: "pane_index"}, {name: "pane_width"}, {name: "pane_height"},
+	{name: "pane_left"}, {name: "pane_top"}, {name: "pane_right"}, {name: "pane_bottom"},
+	{name: "pane_at_left"}, {name: "pane_at_right"}, {name: "pane_at_top"}, {name: "pane_at_bottom"},
+	{name: "pane_tty", text: true}, {name: "pane_current_command", text: true},
+	{name: "pane_current_path", text: true}, {name: "pane_pid"}, {name: "pane_title", text: true},
+	{name: "pane_active"}, {name: "pane_dead"}, {name: "pane_in_mode"}, {name: "window_id"},
+	{name: "window_index"}, {name: "session_id"}, {name: "session_name", text: true},
+}
+
+var clientFields = []field{
+	{name: "client_name", text: true}, {name: "client_tty", text: true}, {name: "client_pid"},
+	{name: "client_control_mode"}, {name: "session_id"}, {name: "window_id"}, {name: "pane_id"},
+	{name: "window_zoomed_flag"},
+}
+
+var (
+	sessionFormat = format(sessionFields)
+	windowFormat  = format(windowFields)
+	paneFormat    = format(paneFields)
+	clientFormat  = format(clientFields)
+)
+
+func sessionFromRow(r row) Session {
+	return Session{
+		SessionID: r.str("session_id"), SessionName: r.str("session_name"),
+		WindowCount: r.int("session_windows"), Created: r.int64("session_created"),
+		ActiveWindowID: r.str("window_id"), ActivePaneID: r.str("pane_id"),
+	}
+}
+
+func windowFromRow(r row) Window {
+	return Window{
+		WindowID: r.str("window_id"), WindowName: r.str("window_name"), WindowIndex: r.int("window_index"),
+		SessionID: r.str("session_id"), SessionName: r.str("session_name"), PaneCount: r.int("window_panes"),
+		WindowLayout: r.str("window_layout"), WindowActive: r.bool("window_active"),
+		WindowWidth: r.int("window_width"), WindowHeight: r.int("window_height"),
+		WindowZoomed: r.bool("window_zoomed_flag"), ActivePaneID: r.str("pane_id"),
+	}
+}
+
+func paneFromRow(r row) Pane {
+	return Pane{
+		PaneID: r.str("pane_id"), PaneIndex: r.int("pane_index"),
+		PaneWidth: r.int("pane_width"), PaneHeight: r.int("pane_height"),
+		PaneLeft: r.int("pane_left"), PaneTop: r.int("pane_top"),
+		PaneRight: r.int("pane_right"), PaneBottom: r.int("pane_bottom"),
+		PaneAtLeft: r.bool("pane_at_left"), PaneAtRight: r.bool("pane_at_right"),
+		PaneAtTop: r.bool("pane_at_top"), PaneAtBottom: r.bool("pane_at_bottom"),
+		PaneTTY: r.str("pane_tty"), PaneCurrentCommand: r.str("pane_current_command"),
+		PaneCurrentPath: r.str("pane_current_path"), PanePID: r.int("pane_pid"),
+		PaneTitle: r.str("pane_title"), PaneActive: r.bool("pane_active"),
+		PaneDead: r.bool("pane_dead"), PaneInMode: r.bool("pane_in_mode"),
+		WindowID: r.str("window_id"), WindowIndex: r.int("window_index"),
+		SessionID: r.str("session_id"), SessionName: r.str("session_name"),
+	}
+}
+
+func clientFromRow(r row) Client {
+	return Client{
+		Name: r.str("client_name"), TTY: r.str("client_tty"), PID: r.int("client_pid"),
+		ControlMode: r.bool("client_control_mode"), SessionID: r.str("session_id"),
+		WindowID: r.str("window_id"), PaneID: r.str("pane_id"), Zoomed: r.bool("window_zoomed_flag"),
+	}
+}
+
+// Snapshot is the server's topology read in one instant (one tmux command list).
+type Snapshot struct {
+	Sessions []Session
+	Windows  []Window
+	Panes    []Pane
+	Clients  []Client
+}
+
+// What selects the parts of a Snapshot to read.
+type What uint8
+
+// Parts of a snapshot.
+const (
+	WithSessions What = 1 << iota
+	WithWindows
+	WithPanes
+	WithClients
+	WithAll = WithSessions | WithWindows | WithPanes | WithClients
+)
+
+// ListArgs are the tmux commands that read the parts of a snapshot, exported for callers that
+// want to add their own commands to the same command list.
+func listArgs(what What) [][]string {
+	var cmds [][]string
+	if what&WithSessions != 0 {
+		cmds = append(cmds, []string{"list-sessions", "-F", sessionFormat})
+	}
+	if what&WithWindows != 0 {
+		cmds = append(cmds, []string{"list-windows", "-a", "-F", windowFormat})
+	}
+	if what&WithPanes != 0 {
+		cmds = append(cmds, []string{"list-panes", "-a", "-F", paneFormat})
+	}
+	if what&WithClients != 0 {
+		cmds = append(cmds, []string{"list-clients", "-F", clientFormat})
+	}
+	return cmds
+}
+
+// Snapshot reads the selected parts of the topology in one command list. A server that is not
+// running gives ErrServerNotRunning.
+func (s *Server) Snapshot(ctx context.Context, what What) (*Snapshot, error) {
+	cmds := listArgs(what)
+	out, err := s.Query(ctx, cmds...)
+	if err != nil {
+		return nil, err
+	}
+	return parseSnapshot(what, out)
+}
+
+func parseSnapshot(what What, out [][]string) (*Snapshot, error) {
+	snap := &Snapshot{}
+	i := 0
+	next := func(fields []field) ([]row, error) {
+		if i >= len(out) {
+			return nil, fmt.Errorf("tmux returned %d replies, expected more", len(out))
+		}
+		rows, err := parseRows(fields, out[i])
+		i++
+		return rows, err
+	}
+	if what&WithSessions != 0 {
+		rows, err := next(sessionFields)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			snap.Sessions = append(snap.Sessions, sessionFromRow(r))
+		}
+	}
+	if what&WithWindows != 0 {
+		rows, err := next(windowFields)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			snap.Windows = append(snap.Windows, windowFromRow(r))
+		}
+	}
+	if what&WithPanes != 0 {
+		rows, err := next(paneFields)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			snap.Panes = append(snap.Panes, paneFromRow(r))
+		}
+	}
+	if what&WithClients != 0 {
+		rows, err := next(clientFields)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			snap.Clients = append(snap.Clients, clientFromRow(r))
+		}
+	}
+	if what&WithSessions != 0 && what&WithClients != 0 {
+		for i := range snap.Sessions {
+			snap.Sessions[i].AttachedClients = snap.TerminalClients(snap.Sessions[i].SessionID)
+		}
+	}
+	return snap, nil
+}
+
+// TerminalClients counts the clients attached to session that are not control-mode clients.
+func (snap *Snapshot) TerminalClients(sessionID string) int {
+	n := 0
+	for _, c := range snap.Clients {
+		if !c.ControlMode && c.SessionID == sessionID {
+			n++
+		}
+	}
+	return n
+}
+
+// Watched returns the panes a person can see: for every terminal client, every pane of its
+// current window, or only the active pane when that window is zoomed.
+func (snap *Snapshot) Watched() map[string]bool {
+	seen := map[string]bool{}
+	for _, c := range snap.Clients {
+		if c.ControlMode || c.WindowID == "" {
+			continue
+		}
+		if c.Zoomed {
+			seen[c.PaneID] = true
+			continue
+		}
+		for _, p := range snap.Panes {
+			if p.WindowID == c.WindowID {
+				seen[p.PaneID] = true
+			}
+		}
+	}
+	return seen
+}
+
+// Pane returns the pane with id from the snapshot.
+func (snap *Snapshot) Pane(id string) (Pane, bool) {
+	for _, p := range snap.Panes {
+		if p.PaneID == id {
+			return p, true
+		}
+	}
+	return Pane{}, false
+}

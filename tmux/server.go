@@ -1,0 +1,244 @@
+// Package tmux is a client for tmux servers: requests over a long-lived control-mode client with a
+// spawned-process fallback, typed records, and live pane streams. It knows nothing of MCP.
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// DefaultTimeout bounds a request whose context has no deadline.
+const DefaultTimeout = 5 * time.Second
+
+// Config says how to reach one tmux server.
+type Config struct {
+	Bin        string        // tmux executable; "tmux" from PATH when empty
+	SocketName string        // tmux -L
+	SocketPath string        // tmux -S; wins over SocketName
+	Env        []string      // environment of spawned tmux processes; nil means this process's
+	Timeout    time.Duration // deadline of a request whose context has none; DefaultTimeout when 0
+}
+
+// Identity is a tmux daemon's identity: a restart gives a new one.
+type Identity struct {
+	PID        int
+	StartTime  int64
+	SocketPath string // as the daemon reports it
+}
+
+// identityFormat asks the daemon who it is; the socket path goes last because it may hold spaces.
+const identityFormat = "#{pid} #{start_time} #{socket_path}"
+
+// Server is a handle on one tmux server. It is safe for concurrent use.
+type Server struct {
+	cfg Config
+
+	mu          sync.Mutex
+	cc          *client // the command connection, nil until needed
+	noConnUntil time.Time
+	ident       Identity
+	closed      bool
+
+	hub *stream.Hub // live pane streams, made on first use
+}
+
+// NewServer returns a handle on the server cfg names. It starts nothing.
+func NewServer(cfg Config) *Server {
+	if cfg.Bin == "" {
+		cfg.Bin = "tmux"
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.SocketPath != "" {
+		cfg.SocketName = ""
+	}
+	if cfg.SocketName == "" && cfg.SocketPath == "" {
+		// Inside tmux, tmux's default is the server in $TMUX; name it explicitly so that every
+		// process we start, whatever its environment, reaches the same server.
+		if p := callerSocket(cfg.env()); p != "" {
+			cfg.SocketPath = p
+		}
+	}
+	return &Server{cfg: cfg}
+}
+
+// Config returns the configuration the server was made with (with defaults filled in).
+func (s *Server) Config() Config { return s.cfg }
+
+func (c Config) env() []string {
+	if c.Env != nil {
+		return c.Env
+	}
+	return os.Environ()
+}
+
+func callerSocket(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMUX="); ok && v != "" {
+			// socket_path,server_pid,session_id: the path may hold commas, so cut from the right.
+			if i := strings.LastIndex(v, ","); i > 0 {
+				v = v[:i]
+				if j := strings.LastIndex(v, ","); j > 0 {
+					return v[:j]
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// SocketArgs returns the tmux flags that select this server's socket.
+func (s *Server) SocketArgs() []string {
+	switch {
+	case s.cfg.SocketPath != "":
+		return []string{"-S", s.cfg.SocketPath}
+	case s.cfg.SocketName != "":
+		return []string{"-L", s.cfg.SocketName}
+	}
+	return nil
+}
+
+// Query runs a read-only command list (several commands see one instant) and returns each
+// command's output lines. A read interrupted by a lost connection is retried once.
+func (s *Server) Query(ctx context.Context, cmds ...[]string) ([][]string, error) {
+	return s.run(ctx, cmds, true)
+}
+
+// Exec runs a command list that changes something. It is never replayed.
+func (s *Server) Exec(ctx context.Context, cmds ...[]string) ([][]string, error) {
+	out, err := s.run(ctx, cmds, false)
+	if err == nil {
+		// A mutation may have created the first session: try control mode again at once.
+		s.mu.Lock()
+		s.noConnUntil = time.Time{}
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
+// Command runs one command and returns its output lines.
+func (s *Server) Command(ctx context.Context, args ...string) ([]string, error) {
+	out, err := s.Exec(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+func (s *Server) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, s.cfg.Timeout)
+}
+
+func (s *Server) run(ctx context.Context, cmds [][]string, retry bool) ([][]string, error) {
+	if len(cmds) == 0 {
+		return nil, errors.New("tmux: no command")
+	}
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	if !sendable(cmds) {
+		return s.spawnList(ctx, cmds)
+	}
+	for attempt := 0; ; attempt++ {
+		cc := s.commandClient(ctx)
+		if cc == nil {
+			return s.spawnList(ctx, cmds)
+		}
+		out, err := cc.conn.Do(ctx, cmds...)
+		if err == nil {
+			return out, nil
+		}
+		var ce *control.CommandError
+		switch {
+		case errors.As(err, &ce):
+			return out, &CommandError{Command: ce.Command, Message: ce.Message}
+		case errors.Is(err, control.ErrClosed):
+			s.dropClient(cc)
+			if retry && attempt == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("tmux connection lost during %s (it may or may not have run): %w", cmds[0][0], err)
+		case ctx.Err() != nil:
+			return nil, s.timeoutError(ctx, cmds)
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (s *Server) timeoutError(ctx context.Context, cmds [][]string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", cmds[0][0], ErrTimeout)
+	}
+	return ctx.Err()
+}
+
+// sendable reports whether cmds can travel as one control-mode line.
+func sendable(cmds [][]string) bool {
+	for _, c := range cmds {
+		for _, w := range c {
+			if strings.ContainsAny(w, "\n\r\x00") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Identity returns the daemon's identity, asking tmux when no connection knows it.
+func (s *Server) Identity(ctx context.Context) (Identity, error) {
+	if cc := s.commandClient(ctx); cc != nil {
+		return cc.ident, nil
+	}
+	out, err := s.Query(ctx, []string{"display-message", "-p", identityFormat})
+	if err != nil {
+		return Identity{}, err
+	}
+	return parseIdentity(out[0])
+}
+
+func parseIdentity(lines []string) (Identity, error) {
+	var id Identity
+	if len(lines) == 0 {
+		return id, errors.New("tmux gave no identity")
+	}
+	f := strings.SplitN(lines[0], " ", 3)
+	if len(f) != 3 {
+		return id, fmt.Errorf("tmux identity %q: want pid, start time and socket", lines[0])
+	}
+	var err1, err2 error
+	id.PID, err1 = strconv.Atoi(f[0])
+	id.StartTime, err2 = strconv.ParseInt(f[1], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return id, fmt.Errorf("tmux identity %q: %w", lines[0], err)
+	}
+	id.SocketPath = f[2]
+	return id, nil
+}
+
+// Close ends the server's connections and streams. The tmux server itself keeps running.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	cc, hub := s.cc, s.hub
+	s.cc, s.hub = nil, nil
+	s.mu.Unlock()
+	if cc != nil {
+		cc.close()
+	}
+	if hub != nil {
+		hub.Close()
+	}
+}

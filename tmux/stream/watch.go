@@ -1,0 +1,54 @@
+package stream
+
+import (
+	"context"
+	"sync"
+)
+
+// Watch is one holder's handle on a watched pane's stream. Several Watches
+// of one pane share its ring; offsets are absolute, so each holder keeps
+// its own. Methods are safe for concurrent use.
+type Watch struct {
+	link *link
+	ps   *paneStream
+	once sync.Once
+}
+
+// Pane returns the watched pane's id.
+func (w *Watch) Pane() string { return w.ps.id }
+
+// Session returns the session whose connection carries the stream.
+func (w *Watch) Session() string { return w.link.session }
+
+// Offset returns the current end of the stream: reading from it later
+// returns everything the pane printed after this call.
+func (w *Watch) Offset() int64 { return w.ps.ring.End() }
+
+// Read returns up to max bytes after off; see Ring.Read.
+func (w *Watch) Read(off int64, max int) (data []byte, next int64, missed int64, err error) {
+	return w.ps.ring.Read(off, max)
+}
+
+// Wait blocks until there is data beyond off, the stream ends, or ctx is
+// done; see Ring.Wait.
+func (w *Watch) Wait(ctx context.Context, off int64) error {
+	return w.ps.ring.Wait(ctx, off)
+}
+
+// Changed returns a channel closed at the stream's next write or end.
+func (w *Watch) Changed() <-chan struct{} { return w.ps.ring.Changed() }
+
+// Gaps reports how many times tmux discarded output of unknown size within
+// the bytes [from, to) (flow control paused the pane); see Ring.Gaps.
+func (w *Watch) Gaps(from, to int64) int { return w.ps.ring.Gaps(from, to) }
+
+// Err returns the stream's end reason (ErrPaneGone, ErrServerGone,
+// ErrSessionGone, ErrHubClosed, ErrReleased), or nil while it runs.
+func (w *Watch) Err() error { return w.ps.ring.Err() }
+
+// Release gives the handle back. When no Watch holds the pane any more its
+// ring is dropped; when the session's connection carries no stream it
+// lingers, then closes. Release is idempotent.
+func (w *Watch) Release() {
+	w.once.Do(func() { w.link.release(w.ps) })
+}

@@ -1,0 +1,72 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// ErrClosed means the Server handle was closed.
+var ErrClosed = errors.New("tmux server handle closed")
+
+// Hub returns the server's live pane streams, made on first use and made anew after the
+// daemon restarted.
+func (s *Server) Hub() (*stream.Hub, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.hub == nil {
+		s.hub = stream.NewHub(stream.HubOptions{Dial: s.dialStream, Alive: s.alivePanes})
+	}
+	return s.hub, nil
+}
+
+func (s *Server) dialStream(ctx context.Context, sessionID string, opts control.Options) (*control.Conn, error) {
+	c, err := s.dial(ctx, sessionID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.conn, nil
+}
+
+// alivePanes lists the panes that exist and are not dead.
+func (s *Server) alivePanes(ctx context.Context) (map[string]bool, error) {
+	out, err := s.Query(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{pane_dead}"})
+	if err != nil {
+		if errors.Is(err, ErrServerNotRunning) {
+			return map[string]bool{}, nil
+		}
+		return nil, err
+	}
+	alive := make(map[string]bool, len(out[0]))
+	for _, l := range out[0] {
+		var id string
+		var dead int
+		if _, err := fmt.Sscanf(l, "%s %d", &id, &dead); err == nil && dead == 0 {
+			alive[id] = true
+		}
+	}
+	return alive, nil
+}
+
+// WatchPane starts (or joins) the live stream of a pane. Its Offset, read right away, misses
+// nothing printed afterwards.
+func (s *Server) WatchPane(ctx context.Context, paneID string) (*stream.Watch, error) {
+	out, err := s.Query(ctx, []string{"display-message", "-p", "-t", paneID, "#{session_id}"})
+	if err != nil {
+		return nil, err
+	}
+	if len(out[0]) != 1 || out[0][0] == "" {
+		return nil, fmt.Errorf("pane %s: %w", paneID, ErrNotFound)
+	}
+	hub, err := s.Hub()
+	if err != nil {
+		return nil, err
+	}
+	return hub.Watch(ctx, out[0][0], paneID)
+}
