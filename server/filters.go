@@ -15,7 +15,7 @@ var filterOps = []string{"exact", "iexact", "contains", "icontains", "startswith
 // filter is one compiled `field[__op]: value` condition.
 type filter struct {
 	field, op, value string
-	re            *regexp.Regexp
+	re               *regexp.Regexp
 }
 
 // parseFilters reads a filters argument (an object, a JSON string of one, or null) against the

@@ -564,7 +564,7 @@ func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 // ---- split_window
 
 type splitWindowIn struct {
-	PaneID      *string `json:"pane_id,omitempty" jsonschema:"Pane to split (e.g. '%1'); wins over the window arguments."`
+	PaneID *string `json:"pane_id,omitempty" jsonschema:"Pane to split (e.g. '%1'); wins over the window arguments."`
 	WindowTarget
 	Direction                 *string `json:"direction,omitempty" jsonschema:"Where the new pane goes relative to the split one."`
 	Size                      any     `json:"size,omitempty" jsonschema:"Size of the new pane: a percentage such as \"50%\" or a number of cells."`

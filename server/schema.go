@@ -79,4 +79,3 @@ func nullDefaults(s *jsonschema.Schema) {
 		}
 	}
 }
-

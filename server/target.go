@@ -164,7 +164,9 @@ func paneCandidates(snap *tmux.Snapshot) string {
 			c = append(c, fmt.Sprintf("%s (%s:%d.%d)", p.PaneID, p.SessionName, p.WindowIndex, p.PaneIndex))
 		}
 	}
-	sort.SliceStable(c, func(i, j int) bool { return idNum(c[i][:strings.IndexByte(c[i], ' ')]) < idNum(c[j][:strings.IndexByte(c[j], ' ')]) })
+	sort.SliceStable(c, func(i, j int) bool {
+		return idNum(c[i][:strings.IndexByte(c[i], ' ')]) < idNum(c[j][:strings.IndexByte(c[j], ' ')])
+	})
 	return candidates(c)
 }
 

@@ -16,7 +16,7 @@ import (
 // same meaning, and flags win.
 type settings struct {
 	socketName, socketPath, tmuxBin, safety, suppress, waitMax, tools, audit, pipeRoot string
-	http, tokenFile                                                                   string
+	http, tokenFile                                                                    string
 }
 
 // envKeys maps each setting to its environment variable.
