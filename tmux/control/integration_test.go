@@ -27,7 +27,10 @@ func TestRealWordsRoundTrip(t *testing.T) {
 	}
 	for i, w := range words {
 		file := filepath.Join(tm.dir, fmt.Sprintf("w%d", i))
-		_, err := c.Do(ctxT(t), []string{"set-buffer", "-b", "x", "--", w}, []string{"save-buffer", "-b", "x", file})
+		// save-buffer has the client process write the file and holds the
+		// command queue until it is done: the third reply means written.
+		_, err := c.Do(ctxT(t), []string{"set-buffer", "-b", "x", "--", w}, []string{"save-buffer", "-b", "x", file},
+			[]string{"display-message", "-p", "written"})
 		if err != nil {
 			t.Errorf("word %q: %v", w, err)
 			continue

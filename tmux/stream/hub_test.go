@@ -1,0 +1,538 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+)
+
+// fixture is a private tmux server with a Hub dialing it the way the tmux
+// package does: one `tmux -C attach -t <session>` process per connection.
+type fixture struct {
+	t     *testing.T
+	srv   *testtmux.Server
+	hub   *Hub
+	dials atomic.Int32
+	// onOutput, when set, sees every output before the Hub does.
+	onOutput func(control.Output)
+}
+
+func newFixture(t *testing.T, opts HubOptions) *fixture {
+	t.Helper()
+	f := &fixture{t: t, srv: testtmux.New(t)}
+	opts.Dial = f.dial
+	opts.Alive = f.alive
+	f.hub = NewHub(opts)
+	t.Cleanup(f.hub.Close) // runs before the server is killed
+	return f
+}
+
+func (f *fixture) dial(ctx context.Context, session string, opts control.Options) (*control.Conn, error) {
+	f.dials.Add(1)
+	cmd := exec.Command("tmux", "-S", f.srv.Socket, "-C", "attach", "-t", session)
+	cmd.Env = f.srv.Env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start tmux -C: %w", err)
+	}
+	if wrap := f.onOutput; wrap != nil {
+		inner := opts.OnOutput
+		opts.OnOutput = func(o control.Output) { wrap(o); inner(o) }
+	}
+	conn := control.NewConn(stdout, stdin, opts)
+	go func() {
+		<-conn.Done()
+		cmd.Wait()
+	}()
+	return conn, nil
+}
+
+func (f *fixture) alive(ctx context.Context) (map[string]bool, error) {
+	cmd := exec.CommandContext(ctx, "tmux", "-S", f.srv.Socket, "list-panes", "-a", "-F", "#{pane_id} #{pane_dead}")
+	cmd.Env = f.srv.Env
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]bool)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		id, dead, ok := strings.Cut(line, " ")
+		if ok && dead == "0" {
+			m[id] = true
+		}
+	}
+	return m, nil
+}
+
+// controlClients counts the server's control-mode clients.
+func (f *fixture) controlClients() int {
+	out, err := f.srv.TryTmux("list-clients", "-F", "#{client_control_mode}")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(out, "1")
+}
+
+func (f *fixture) watch(session, pane string) *Watch {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := f.hub.Watch(ctx, session, pane)
+	if err != nil {
+		f.t.Fatalf("Watch(%s, %s): %v", session, pane, err)
+	}
+	f.t.Cleanup(w.Release)
+	return w
+}
+
+// collect reads w from off until done(all bytes read) holds, the stream
+// ends, or timeout. It returns the bytes, the missed count and the end error.
+func collect(t *testing.T, w *Watch, off int64, timeout time.Duration, done func([]byte) bool) ([]byte, int64, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var all []byte
+	var missed int64
+	for {
+		data, next, m, err := w.Read(off, 0)
+		missed += m
+		all = append(all, data...)
+		off = next
+		if err != nil || done(all) {
+			return all, missed, err
+		}
+		if err := w.Wait(ctx, off); err != nil && !errors.Is(err, ErrPaneGone) &&
+			!errors.Is(err, ErrServerGone) && !errors.Is(err, ErrSessionGone) {
+			t.Fatalf("Wait: %v; read so far %q", err, tail(all))
+		}
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 300 {
+		return b[len(b)-300:]
+	}
+	return b
+}
+
+func hasLine(b []byte, want string) bool {
+	for _, l := range Clean(b) {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
+
+func TestHubOutput(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	off := w.Offset()
+	f.srv.Tmux("send-keys", "-t", pane, "echo hi", "Enter")
+	data, missed, err := collect(t, w, off, 5*time.Second, func(b []byte) bool { return hasLine(b, "hi") })
+	if err != nil || missed != 0 || !hasLine(data, "hi") {
+		t.Fatalf("got %q, missed %d, err %v", data, missed, err)
+	}
+	if w.Pane() != pane || w.Session() != sess || w.Err() != nil {
+		t.Fatalf("Pane/Session/Err = %s %s %v", w.Pane(), w.Session(), w.Err())
+	}
+	if n := f.controlClients(); n != 1 {
+		t.Fatalf("control clients = %d, want 1", n)
+	}
+}
+
+func TestHubSharedConnection(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	pane2 := f.srv.SplitWindow(pane)
+	var wg sync.WaitGroup
+	ws := make([]*Watch, 8)
+	for i := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := pane
+			if i%2 == 1 {
+				p = pane2
+			}
+			w, err := f.hub.Watch(context.Background(), sess, p)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ws[i] = w
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if n := f.dials.Load(); n != 1 {
+		t.Fatalf("dials = %d, want 1", n)
+	}
+	if ws[0].ps != ws[2].ps || ws[0].ps == ws[1].ps {
+		t.Fatal("watches of one pane do not share a ring, or two panes share one")
+	}
+	off := ws[1].Offset()
+	f.srv.Tmux("send-keys", "-t", pane2, "echo two", "Enter")
+	if data, _, err := collect(t, ws[3], off, 5*time.Second, func(b []byte) bool { return hasLine(b, "two") }); err != nil || !hasLine(data, "two") {
+		t.Fatalf("pane2 got %q, %v", data, err)
+	}
+	for _, w := range ws {
+		w.Release()
+		w.Release() // idempotent
+	}
+	if ws[0].Err() != ErrReleased {
+		t.Fatalf("released stream Err = %v", ws[0].Err())
+	}
+}
+
+func TestHubUTF8Split(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	var splits atomic.Int32
+	f.onOutput = func(o control.Output) {
+		if incompleteTail(o.Data) > 0 {
+			splits.Add(1)
+		}
+	}
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	off := w.Offset()
+	// 60000 euro signs (3 bytes each) arrive in chunks that split some.
+	f.srv.Tmux("send-keys", "-t", pane, `printf '€%.0s' $(seq 60000); printf '%s_%s\n' UTF DONE`, "Enter")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var all []byte
+	for !bytes.Contains(all, []byte("UTF_DONE")) {
+		if err := w.Wait(ctx, off); err != nil {
+			t.Fatalf("Wait: %v", err)
+		}
+		// Every read up to the ring's end is whole UTF-8: the holdback
+		// kept split characters out until they were complete.
+		data, next, missed, err := w.Read(off, 0)
+		if err != nil || missed != 0 {
+			t.Fatalf("Read: missed %d, err %v", missed, err)
+		}
+		if !utf8.Valid(data) {
+			t.Fatalf("read at %d is not valid UTF-8: ...%q", off, tail(data))
+		}
+		all = append(all, data...)
+		off = next
+	}
+	if n := strings.Count(string(all), "€"); n < 60000 {
+		t.Fatalf("got %d euro signs, want >= 60000", n)
+	}
+	if splits.Load() == 0 {
+		t.Fatal("tmux never split a character across output lines: the test proved nothing")
+	}
+	t.Logf("%d chunks ended inside a character", splits.Load())
+}
+
+func TestHubFlood(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	start := w.Offset()
+	const size = 10 << 20
+	f.srv.Tmux("send-keys", "-t", pane, fmt.Sprintf("yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c %d; printf '%%s_%%s\\n' FLOOD END", size), "Enter")
+	// Do not read during the flood: let the ring overflow.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for w.Offset()-start < size {
+		if err := w.Wait(ctx, w.Offset()); err != nil {
+			t.Fatalf("Wait during flood at %d: %v", w.Offset()-start, err)
+		}
+	}
+	data, missed, err := collect(t, w, start, 30*time.Second, func(b []byte) bool { return bytes.Contains(b, []byte("FLOOD_END")) })
+	if err != nil || !bytes.Contains(data, []byte("FLOOD_END")) {
+		t.Fatalf("end marker not seen: err %v, tail %q", err, tail(data))
+	}
+	if missed <= 0 {
+		t.Fatalf("missed = %d after a %d-byte flood through a %d-byte ring", missed, size, DefaultRingSize)
+	}
+	if got := int64(len(data)) + missed; got < size {
+		t.Fatalf("read %d + missed %d < %d", len(data), missed, size)
+	}
+	t.Logf("read %d bytes, missed %d, gaps %d", len(data), missed, w.Gaps(start, w.Offset()))
+	// The connection survived: new output still arrives.
+	off := w.Offset()
+	f.srv.Tmux("send-keys", "-t", pane, "echo after", "Enter")
+	if data, _, err := collect(t, w, off, 5*time.Second, func(b []byte) bool { return hasLine(b, "after") }); err != nil || !hasLine(data, "after") {
+		t.Fatalf("after flood: %q, %v", tail(data), err)
+	}
+	if f.dials.Load() != 1 {
+		t.Fatalf("dials = %d: the connection was lost", f.dials.Load())
+	}
+}
+
+// TestHubPause stalls the reader long enough for tmux's pause-after to
+// fire, and checks the Hub continues the pane and records the gap.
+func TestHubPause(t *testing.T) {
+	f := newFixture(t, HubOptions{PauseAfter: 1})
+	var stall atomic.Bool
+	f.onOutput = func(control.Output) {
+		if stall.CompareAndSwap(true, false) {
+			time.Sleep(2500 * time.Millisecond)
+		}
+	}
+	var pauses atomic.Int32
+	defer f.hub.Listen(func(_ string, n control.Notification) {
+		if n.Name == "pause" {
+			pauses.Add(1)
+		}
+	})()
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	start := w.Offset()
+	stall.Store(true)
+	f.srv.Tmux("send-keys", "-t", pane, "for i in $(seq 400); do echo line $i; sleep 0.01; done; printf '%s_%s\\n' PAUSE END", "Enter")
+	data, _, err := collect(t, w, start, 30*time.Second, func(b []byte) bool { return bytes.Contains(b, []byte("PAUSE_END")) })
+	if err != nil || !bytes.Contains(data, []byte("PAUSE_END")) {
+		t.Fatalf("end not seen after a stall: %v, %q", err, tail(data))
+	}
+	if pauses.Load() == 0 {
+		t.Skip("tmux did not pause the pane during the stall (timing); flow control path not exercised")
+	}
+	if g := w.Gaps(start, w.Offset()); g == 0 {
+		t.Fatalf("%d pauses but no gap recorded", pauses.Load())
+	}
+	t.Logf("pauses %d, gaps %d", pauses.Load(), w.Gaps(start, w.Offset()))
+}
+
+func TestHubPaneKilled(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	pane2 := f.srv.SplitWindow(pane)
+	w := f.watch(sess, pane2)
+	keep := f.watch(sess, pane)
+	off := w.Offset()
+	begin := time.Now()
+	f.srv.Tmux("kill-pane", "-t", pane2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		err := w.Wait(ctx, off)
+		if err == nil {
+			_, off, _, _ = w.Read(off, 0)
+			continue
+		}
+		if !errors.Is(err, ErrPaneGone) {
+			t.Fatalf("Wait = %v, want ErrPaneGone", err)
+		}
+		break
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Fatalf("ErrPaneGone after %v, want < 1s", d)
+	}
+	if keep.Err() != nil {
+		t.Fatalf("the other pane's stream ended: %v", keep.Err())
+	}
+}
+
+func TestHubPaneExitsAndDies(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	exiting := f.srv.SplitWindow(pane)
+	dying := f.srv.SplitWindow(pane)
+	f.srv.Tmux("set-option", "-p", "-t", dying, "remain-on-exit", "on")
+	we := f.watch(sess, exiting)
+	wd := f.watch(sess, dying)
+	f.srv.Tmux("send-keys", "-t", exiting, "exit", "Enter")
+	f.srv.Tmux("send-keys", "-t", dying, "exit", "Enter")
+	for _, tc := range []struct {
+		name string
+		w    *Watch
+		max  time.Duration
+	}{{"exited", we, 2 * time.Second}, {"dead (remain-on-exit)", wd, 3 * time.Second}} {
+		_, _, err := collect(t, tc.w, 0, tc.max, func([]byte) bool { return false })
+		if !errors.Is(err, ErrPaneGone) {
+			t.Fatalf("%s: err = %v, want ErrPaneGone", tc.name, err)
+		}
+	}
+}
+
+func TestHubUnknownPane(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, _ := f.srv.NewSession("s")
+	w := f.watch(sess, "%999")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := w.Wait(ctx, 0); !errors.Is(err, ErrPaneGone) {
+		t.Fatalf("Wait = %v, want ErrPaneGone", err)
+	}
+}
+
+func TestHubServerKilled(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	var exits atomic.Int32
+	defer f.hub.Listen(func(_ string, n control.Notification) {
+		if n.Name == "exit" {
+			exits.Add(1)
+		}
+	})()
+	pid := f.srv.Tmux("display-message", "-p", "#{pid}")
+	begin := time.Now()
+	if err := exec.Command("kill", "-KILL", pid).Run(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.Wait(ctx, w.Offset()); !errors.Is(err, ErrServerGone) {
+		t.Fatalf("Wait = %v, want ErrServerGone", err)
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Fatalf("ErrServerGone after %v, want < 1s", d)
+	}
+	if exits.Load() == 0 {
+		t.Fatal("listeners were not told the connection ended")
+	}
+	// A Watch after the death fails (no server to attach to) and does not hang.
+	if _, err := f.hub.Watch(ctx, sess, pane); err == nil {
+		t.Fatal("Watch on a dead server succeeded")
+	}
+}
+
+func TestHubSessionDestroyedPaneLivesOn(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	f.srv.NewSession("keep")
+	sess, pane := f.srv.NewSession("doomed")
+	// Link the doomed session's window into "keep" too, so its pane
+	// outlives the session.
+	f.srv.Tmux("link-window", "-s", pane, "-t", "keep:9")
+	w := f.watch(sess, pane)
+	f.srv.Tmux("kill-session", "-t", sess)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := w.Wait(ctx, w.Offset())
+	if !errors.Is(err, ErrSessionGone) {
+		t.Fatalf("Wait = %v, want ErrSessionGone", err)
+	}
+}
+
+func TestHubTopologyNoise(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	var seen sync.Map
+	defer f.hub.Listen(func(s string, n control.Notification) {
+		if s == sess {
+			seen.Store(n.Name, true)
+		}
+	})()
+	off := w.Offset()
+	p2 := f.srv.SplitWindow(pane)
+	f.srv.Tmux("rename-window", "-t", pane, "renamed")
+	f.srv.Tmux("rename-session", "-t", sess, "s2")
+	f.srv.Tmux("select-layout", "-t", pane, "even-vertical")
+	f.srv.Tmux("resize-window", "-t", pane, "-x", "100", "-y", "30")
+	f.srv.NewWindow(sess)
+	f.srv.Tmux("kill-pane", "-t", p2)
+	f.srv.NewSession("other")
+	f.srv.Tmux("send-keys", "-t", pane, "echo still", "Enter")
+	data, _, err := collect(t, w, off, 5*time.Second, func(b []byte) bool { return hasLine(b, "still") })
+	if err != nil || !hasLine(data, "still") {
+		t.Fatalf("after topology noise: %q, %v", tail(data), err)
+	}
+	if w.Err() != nil {
+		t.Fatalf("stream ended: %v", w.Err())
+	}
+	for _, name := range []string{"layout-change", "window-renamed", "window-add"} {
+		if _, ok := seen.Load(name); !ok {
+			t.Errorf("listener did not see %%%s", name)
+		}
+	}
+}
+
+func TestHubLinger(t *testing.T) {
+	f := newFixture(t, HubOptions{Linger: 300 * time.Millisecond})
+	sess, pane := f.srv.NewSession("s")
+	ctx := context.Background()
+	w, err := f.hub.Watch(ctx, sess, pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Release()
+	// Rejoined within the linger: same connection.
+	w, err = f.hub.Watch(ctx, sess, pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.dials.Load() != 1 {
+		t.Fatalf("dials = %d, want 1", f.dials.Load())
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := f.controlClients(); n != 1 {
+		t.Fatalf("control clients while watched = %d, want 1", n)
+	}
+	w.Release()
+	deadline := time.Now().Add(5 * time.Second)
+	for f.controlClients() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("connection still open 5s after the linger")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A later Watch dials again.
+	w, err = f.hub.Watch(ctx, sess, pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release()
+	if f.dials.Load() != 2 {
+		t.Fatalf("dials = %d, want 2", f.dials.Load())
+	}
+}
+
+func TestHubClose(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	errc := make(chan error, 1)
+	go func() { errc <- w.Wait(context.Background(), w.Offset()) }()
+	f.hub.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrHubClosed) {
+			t.Fatalf("Wait = %v, want ErrHubClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not wake the reader")
+	}
+	if _, err := f.hub.Watch(context.Background(), sess, pane); !errors.Is(err, ErrHubClosed) {
+		t.Fatalf("Watch after Close = %v", err)
+	}
+}
+
+func TestHubDialError(t *testing.T) {
+	f := newFixture(t, HubOptions{})
+	f.srv.NewSession("s")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := f.hub.Watch(ctx, "$4242", "%0"); err == nil {
+		t.Fatal("Watch of a missing session succeeded")
+	}
+	if _, err := NewHub(HubOptions{}).Watch(ctx, "$0", "%0"); err == nil {
+		t.Fatal("Watch without Dial succeeded")
+	}
+}
