@@ -14,6 +14,10 @@ type state struct {
 	mu       sync.Mutex
 	reserved map[paneKey]string // pane -> what holds it (e.g. `run_shell_command "make"`)
 	buffers  map[*tmux.Server]map[string]bool
+
+	echo     echoStore    // what the input tools typed, so wait_for_text skips its echo (echo.go)
+	watches  watchKeeper  // pane streams kept between waits, for wait cursors (waitcursor.go)
+	channels channelWaits // wait-for clients listening for wait_for_channel (channels.go)
 }
 
 // paneKey names a pane on one daemon: a restarted server reuses pane ids.
@@ -69,6 +73,7 @@ func (st *state) removeBuffer(ts *tmux.Server, name string) {
 
 // cleanup deletes every private buffer this server created.
 func (st *state) cleanup(ctx context.Context, s *Server) {
+	st.channels.closeAll()
 	st.mu.Lock()
 	bufs := st.buffers
 	st.buffers = map[*tmux.Server]map[string]bool{}

@@ -1,4 +1,503 @@
 package server
 
-// waitTools: wait_for_text, wait_for_channel, signal_channel (not built yet).
-func waitTools() []*Tool { return nil }
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// waitTools: wait_for_text, wait_for_channel, signal_channel.
+func waitTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "wait_for_text", Title: "Wait for Text in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
+			Description: "Block until NEW output of a tmux pane matches one of patterns (literal text, or Go RE2 regular expressions with regex=true; " +
+				"case-insensitive unless match_case), a stop pattern appears (checked first), the pane dies, or timeout seconds pass " +
+				"(clamped to the server's wait ceiling, reported as effective_timeout). patterns=null waits for any new output. " +
+				"Only output printed after the call starts (or after cursor) can match: text already on screen is reported as " +
+				"matched_at_entry, never as a match, and the echo of what this server typed (send_keys, paste_text) is ignored. " +
+				"Woken by tmux's output notifications, never by polling: wait, do not poll with repeated captures. " +
+				"Returns a cursor; pass it to the next wait_for_text to continue exactly where this one stopped.",
+			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false),
+				describeProp("patterns", "Texts to wait for (any one matches, within one line); null waits for any new output."),
+				describeProp("stop", "Texts that end the wait early with outcome stopped (e.g. an error message); checked before patterns."))},
+			waitForText),
+		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Ann: annMUT, Blocking: true,
+			Description: "Block until a tmux wait-for channel is signalled (by signal_channel, or by `tmux wait-for -S <channel>` in a pane, " +
+				"e.g. send_keys \"make; tmux wait-for -S built\"), or until timeout seconds pass (clamped to the wait ceiling). " +
+				"signalled=false means the timeout passed; a tmux server that exits while waiting is reported as an error, never as a signal. " +
+				"tmux remembers a signal sent before anyone waits: the next wait returns at once.",
+			Input: edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
+			waitForChannel),
+		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Signal a tmux wait-for channel (tmux wait-for -S), waking every wait_for_channel on it; with no waiter, tmux " +
+				"remembers the signal for the next wait.",
+			Input: edits(pattern("channel", channelPattern))},
+			signalChannel),
+	}
+}
+
+// describeProp sets a property's description.
+func describeProp(name, desc string) schemaEdit {
+	return func(s *jsonschema.Schema) { prop(s, name).Description = desc }
+}
+
+// Limits of wait_for_text.
+const (
+	maxPatterns    = 64
+	maxPatternLen  = 4096
+	waitTailLines  = 20
+	waitTailBytes  = 2000
+	waitReadChunk  = 64 << 10
+	waitRewatchMax = 3
+)
+
+// ---- wait_for_text
+
+type waitForTextIn struct {
+	Patterns []string `json:"patterns,omitempty"`
+	Stop     []string `json:"stop,omitempty"`
+	Regex    bool     `json:"regex,omitempty" jsonschema:"Treat patterns and stop as Go RE2 regular expressions (no lookaround or backreferences); false matches the text literally."`
+	PaneTarget
+	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait at most; clamped to the server's wait ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS)."`
+	MatchCase bool    `json:"match_case,omitempty" jsonschema:"Match case exactly; false ignores case."`
+	Cursor    *string `json:"cursor,omitempty" jsonschema:"A cursor from a previous wait_for_text: only output printed after it counts, output printed between the calls included. Without pane arguments the cursor's pane is used."`
+	Socket
+}
+
+type waitForTextOut struct {
+	Found            bool     `json:"found" jsonschema:"true for outcomes matched and any_output"`
+	Outcome          string   `json:"outcome" jsonschema:"matched, any_output, stopped, timeout, pane_died or alternate_screen"`
+	MatchedIndex     *int     `json:"matched_index" jsonschema:"index in patterns (matched) or in stop (stopped) of the pattern that matched; null otherwise"`
+	MatchedLines     []string `json:"matched_lines" jsonschema:"the line that matched (any_output: the new lines), at most 20 lines / 2000 bytes, newest kept"`
+	Tail             []string `json:"tail" jsonschema:"the last lines of new output seen, at most 20 lines / 2000 bytes"`
+	SawNewOutput     bool     `json:"saw_new_output" jsonschema:"the pane printed something other than the echo of our own typing"`
+	MatchedAtEntry   bool     `json:"matched_at_entry" jsonschema:"a pattern was already on screen when the wait started (never counted as a match)"`
+	PaneID           string   `json:"pane_id"`
+	ElapsedSeconds   float64  `json:"elapsed_seconds"`
+	EffectiveTimeout float64  `json:"effective_timeout" jsonschema:"the timeout used, in seconds, after clamping to the wait ceiling"`
+	Cursor           string   `json:"cursor" jsonschema:"resume point: pass it to the next wait_for_text to see only what follows (kept for 60 s after the call)"`
+	MissedBytes      int64    `json:"missed_bytes" jsonschema:"output lost before it could be read (the pane printed faster than the stream buffer holds); 0 normally"`
+}
+
+// Outcomes of wait_for_text.
+const (
+	outMatched   = "matched"
+	outAny       = "any_output"
+	outStopped   = "stopped"
+	outTimeout   = "timeout"
+	outPaneDied  = "pane_died"
+	outAltScreen = "alternate_screen"
+)
+
+func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOut, error) {
+	start := time.Now()
+	if in.Patterns != nil && len(in.Patterns) == 0 {
+		return waitForTextOut{}, fail("Pass patterns=null to wait for any new output, or at least one pattern.", "patterns is an empty list")
+	}
+	pats, err := compilePatterns("patterns", in.Patterns, in.Regex, in.MatchCase)
+	if err != nil {
+		return waitForTextOut{}, err
+	}
+	stops, err := compilePatterns("stop", in.Stop, in.Regex, in.MatchCase)
+	if err != nil {
+		return waitForTextOut{}, err
+	}
+	eff := c.srv.clampWait(seconds(in.Timeout))
+
+	var cur *waitCursor
+	pt := in.PaneTarget
+	if in.Cursor != nil {
+		wc, err := parseWaitCursor(*in.Cursor)
+		if err != nil {
+			return waitForTextOut{}, err
+		}
+		cur = &wc
+		if pt.PaneID == nil && pt.WindowID == nil && pt.SessionID == nil && pt.SessionName == nil {
+			pt.PaneID = &wc.Pane
+		}
+	}
+	t, err := c.pane(ctx, pt, in.SocketName)
+	if err != nil {
+		return waitForTextOut{}, err
+	}
+	paneID := t.pane.PaneID
+	id, err := t.ts.Identity(ctx)
+	if err != nil {
+		return waitForTextOut{}, err
+	}
+	var streamID uint64
+	if cur != nil {
+		switch {
+		case cur.PID != id.PID || cur.Start != id.StartTime:
+			return waitForTextOut{}, fmt.Errorf("the cursor comes from an earlier tmux server on this socket: %w", tmux.ErrServerRestarted)
+		case cur.Pane != paneID:
+			return waitForTextOut{}, fail("Omit the pane arguments to use the cursor's pane, or omit cursor to wait on "+paneID+".",
+				"the cursor belongs to pane %s, not to pane %s", cur.Pane, paneID)
+		case cur.PanePID != t.pane.PanePID:
+			return waitForTextOut{}, fail("Omit cursor to wait for the new process's output from now on.",
+				"pane %s was respawned since the cursor was issued (process %d, now %d)", paneID, cur.PanePID, t.pane.PanePID)
+		}
+		streamID = cur.Stream
+	}
+	out := waitForTextOut{PaneID: paneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}
+	finish := func() (waitForTextOut, error) {
+		out.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1000) / 1000
+		out.Found = out.Outcome == outMatched || out.Outcome == outAny
+		return out, nil
+	}
+	if t.pane.PaneDead && cur == nil {
+		out.Outcome = outPaneDied
+		return finish()
+	}
+
+	key := paneKey{daemon: id, pane: paneID}
+	kw, err := c.srv.state.watches.acquire(ctx, t.ts, key, streamID)
+	if errors.Is(err, errCursorExpired) {
+		return waitForTextOut{}, fail("Omit cursor to wait for output from now on (what was printed since the cursor is not available).",
+			"the cursor has expired: a pane's stream is kept for %s after a wait", keepFor)
+	}
+	if err != nil {
+		return waitForTextOut{}, fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w", paneID, err)
+	}
+	defer func() {
+		if kw != nil {
+			c.srv.state.watches.release(kw)
+		}
+	}()
+	// The offset first, then the screen: nothing printed after the offset escapes the stream,
+	// and what the screen shows now can only be "matched at entry".
+	off := kw.w.Offset()
+	if cur != nil {
+		off = cur.Off
+	}
+	m := &waitMatcher{pats: pats, stops: stops, echoes: func() []string { return c.srv.state.echo.echoes(key, time.Now()) }}
+	if len(pats) > 0 {
+		if screen, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", paneID}); err == nil {
+			out.MatchedAtEntry = m.onScreen(screen[0])
+		}
+	}
+
+	// The timeout counts from the start of the call, setup included.
+	wctx, cancel := context.WithDeadline(ctx, start.Add(eff))
+	defer cancel()
+	var tick <-chan time.Time
+	if c.hasProgressToken() {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	mint := func() {
+		out.Cursor = waitCursor{PID: id.PID, Start: id.StartTime, Pane: paneID, PanePID: t.pane.PanePID, Stream: kw.id, Off: off}.String()
+		out.Tail = m.tail()
+		out.SawNewOutput = m.saw
+	}
+	rewatch := 0
+	for {
+		changed := kw.w.Changed() // before the read: a write after it closes this channel
+		data, next, missed, rerr := kw.w.Read(off, waitReadChunk)
+		out.MissedBytes += missed
+		if len(data) > 0 {
+			d := m.feed(data, off+missed)
+			off = next
+			if d.outcome != "" {
+				off = d.off
+				out.Outcome, out.MatchedIndex, out.MatchedLines = d.outcome, d.index, d.lines
+				mint()
+				return finish()
+			}
+			continue
+		}
+		if rerr != nil {
+			switch {
+			case errors.Is(rerr, stream.ErrSessionGone) && rewatch < waitRewatchMax:
+				// The stream's session was destroyed but the pane lives on in another one.
+				rewatch++
+				c.srv.state.watches.release(kw)
+				if kw, err = c.srv.state.watches.acquire(ctx, t.ts, key, 0); err != nil {
+					kw = nil
+					out.Outcome = outPaneDied
+					return finish()
+				}
+				off = kw.w.Offset()
+				continue
+			case errors.Is(rerr, stream.ErrOffsetAhead), errors.Is(rerr, stream.ErrOffsetNegative):
+				return waitForTextOut{}, fail(cursorHint, "the cursor points beyond the pane's stream")
+			default: // pane gone, server gone, hub closed
+				out.Outcome = outPaneDied
+				mint()
+				return finish()
+			}
+		}
+		select {
+		case <-changed:
+		case <-tick:
+			el := time.Since(start).Seconds()
+			c.Progress(ctx, el, eff.Seconds(), fmt.Sprintf("Waiting on pane %s: %.1fs elapsed, %.1fs left", paneID, el, max(eff.Seconds()-el, 0)))
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return waitForTextOut{}, ctx.Err()
+			}
+			out.Outcome = outTimeout
+			if m.alt.seen {
+				out.Outcome = outAltScreen
+			}
+			mint()
+			return finish()
+		}
+	}
+}
+
+func seconds(s float64) time.Duration {
+	if s <= 0 || math.IsNaN(s) {
+		return 0
+	}
+	if s > MaxWait.Seconds() {
+		return MaxWait
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// hasProgressToken reports whether the client asked for progress notifications.
+func (c *Call) hasProgressToken() bool {
+	return c.req != nil && c.req.Session != nil && c.req.Params != nil && c.req.Params.GetProgressToken() != nil
+}
+
+// compilePatterns compiles the patterns of argument arg: Go RE2 when regex, else the literal
+// text; case-insensitive unless matchCase.
+func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regexp.Regexp, error) {
+	if len(pats) > maxPatterns {
+		return nil, fail("Combine them into fewer patterns (a regular expression with | matches any of several).", "%s has %d entries; at most %d are allowed", arg, len(pats), maxPatterns)
+	}
+	if len(pats) == 0 {
+		return nil, nil // nil patterns: any new output
+	}
+	out := make([]*regexp.Regexp, 0, len(pats))
+	for i, p := range pats {
+		switch {
+		case p == "":
+			return nil, fail("Remove the empty pattern; pass patterns=null to wait for any new output.", "%s[%d] is empty", arg, i)
+		case len(p) > maxPatternLen:
+			return nil, fail("Wait for a shorter, distinctive part of the text.", "%s[%d] is %d bytes long; at most %d are allowed", arg, i, len(p), maxPatternLen)
+		}
+		src := p
+		if !regex {
+			src = regexp.QuoteMeta(p)
+		}
+		if !matchCase {
+			src = "(?i)" + src
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			var se *syntax.Error
+			msg := err.Error()
+			if errors.As(err, &se) {
+				msg = fmt.Sprintf("%s: %s", se.Code, se.Expr)
+			}
+			return nil, fail("Patterns with regex=true are Go RE2 regular expressions (no lookaround, no backreferences); pass regex=false to match the text literally.",
+				"%s[%d] %q is not a valid regular expression: %s", arg, i, truncate(p, 80), msg)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// waitMatcher turns stream bytes into lines, removes our echo and checks stop, then patterns.
+type waitMatcher struct {
+	pats, stops []*regexp.Regexp
+	echoes      func() []string
+
+	f           stream.Filter
+	alt         altScreen
+	lastPartial string
+	saw         bool
+	tailLines   []string
+	partial     string
+}
+
+// decision is a finished wait: its outcome, the pattern index, the lines shown, and the stream
+// offset just after the deciding line.
+type decision struct {
+	outcome string
+	index   *int
+	lines   []string
+	off     int64
+}
+
+// onScreen reports whether a pattern matches a line of the screen at entry (echo removed).
+func (m *waitMatcher) onScreen(lines []string) bool {
+	echoes := m.echoes()
+	for _, l := range lines {
+		clean := stripEcho(l, echoes, false)
+		for _, re := range m.pats {
+			if re.MatchString(clean) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// feed filters data (which starts at stream offset base) line by line, so that a decision knows
+// the offset right after its line.
+func (m *waitMatcher) feed(data []byte, base int64) decision {
+	echoes := m.echoes()
+	var anyLines []string
+	for len(data) > 0 {
+		seg := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			seg = data[:i+1]
+		}
+		data = data[len(seg):]
+		base += int64(len(seg))
+		m.alt.scan(seg)
+		m.f.Write(seg)
+		for _, line := range m.f.Lines() {
+			m.addTail(line)
+			m.partial, m.lastPartial = "", ""
+			if d := m.check(line, echoes, false, &anyLines); d.outcome != "" {
+				d.off = base
+				return d
+			}
+		}
+	}
+	m.partial = m.f.Partial()
+	if m.partial != m.lastPartial {
+		m.lastPartial = m.partial
+		if d := m.check(m.partial, echoes, true, &anyLines); d.outcome != "" {
+			d.off = base
+			return d
+		}
+	}
+	if m.pats == nil && len(anyLines) > 0 {
+		return decision{outcome: outAny, lines: boundLines(anyLines), off: base}
+	}
+	return decision{}
+}
+
+// check matches one line. With patterns null, a line with new text is collected in anyLines
+// (the decision comes once the whole chunk was read).
+func (m *waitMatcher) check(line string, echoes []string, partial bool, anyLines *[]string) decision {
+	clean := stripEcho(line, echoes, partial)
+	if strings.TrimSpace(clean) == "" {
+		return decision{}
+	}
+	m.saw = true
+	for i, re := range m.stops {
+		if re.MatchString(clean) {
+			return decision{outcome: outStopped, index: &i, lines: boundLines([]string{line})}
+		}
+	}
+	if m.pats == nil {
+		*anyLines = append(*anyLines, line)
+		return decision{}
+	}
+	for i, re := range m.pats {
+		if re.MatchString(clean) {
+			return decision{outcome: outMatched, index: &i, lines: boundLines([]string{line})}
+		}
+	}
+	return decision{}
+}
+
+func (m *waitMatcher) addTail(line string) {
+	m.tailLines = append(m.tailLines, line)
+	if len(m.tailLines) > 2*waitTailLines {
+		m.tailLines = append(m.tailLines[:0], m.tailLines[len(m.tailLines)-waitTailLines:]...)
+	}
+}
+
+// tail returns the last lines seen, the unfinished one included.
+func (m *waitMatcher) tail() []string {
+	lines := append([]string{}, m.tailLines...)
+	if m.partial != "" {
+		lines = append(lines, m.partial)
+	}
+	return boundLines(lines)
+}
+
+// boundLines keeps the newest lines within waitTailLines lines and waitTailBytes bytes.
+func boundLines(lines []string) []string {
+	if len(lines) > waitTailLines {
+		lines = lines[len(lines)-waitTailLines:]
+	}
+	total := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		total += len(lines[i])
+		if total > waitTailBytes {
+			if i == len(lines)-1 {
+				return []string{tailBytes(lines[i], waitTailBytes)}
+			}
+			return append([]string{}, lines[i+1:]...)
+		}
+	}
+	return append([]string{}, lines...)
+}
+
+// tailBytes keeps the last n bytes of s, cut at a character boundary.
+func tailBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// altScreen notices a switch to the alternate screen (ESC [ ? 1049 h, 1047 h or 47 h) in raw
+// output, also when the sequence is split between chunks.
+type altScreen struct {
+	carry []byte
+	on    bool
+	seen  bool // switched on during the wait
+}
+
+var altSeqs = []struct {
+	seq []byte
+	on  bool
+}{
+	{[]byte("\x1b[?1049h"), true}, {[]byte("\x1b[?1047h"), true}, {[]byte("\x1b[?47h"), true},
+	{[]byte("\x1b[?1049l"), false}, {[]byte("\x1b[?1047l"), false}, {[]byte("\x1b[?47l"), false},
+}
+
+const altCarry = 7 // longest sequence minus one
+
+func (a *altScreen) scan(p []byte) {
+	if bytes.IndexByte(p, 0x1b) < 0 && len(a.carry) == 0 {
+		return
+	}
+	buf := append(a.carry, p...)
+	last, on := -1, false
+	for _, s := range altSeqs {
+		if i := bytes.LastIndex(buf, s.seq); i > last {
+			last, on = i, s.on
+		}
+	}
+	if last >= 0 {
+		a.on = on
+		if on {
+			a.seen = true
+		}
+	}
+	if len(buf) > altCarry {
+		buf = buf[len(buf)-altCarry:]
+	}
+	a.carry = append(a.carry[:0:0], buf...)
+	if bytes.IndexByte(a.carry, 0x1b) < 0 {
+		a.carry = a.carry[:0]
+	}
+}

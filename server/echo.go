@@ -1,0 +1,309 @@
+package server
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Echo records: what this server typed into a pane, kept for a few seconds so that
+// wait_for_text does not match the pane's echo of our own keystrokes (send_keys "echo MARKER"
+// then waiting for MARKER must wait for the command's output, not for the typed line).
+//
+// The record models the shell's line editor: literal text appends to the pending line; Enter
+// (or LF/CR in text) submits it; C-c and C-u clear it; BSpace erases a character; any other key
+// (arrows, Home, Tab completion, Escape ...) leaves the line unknown, so the pending text is
+// dropped. Every string that was on the pane's input line — the pending line, each submitted or
+// cleared line, and each fragment sent by one call — is remembered until echoTTL passes.
+
+const (
+	echoTTL    = 10 * time.Second
+	echoMax    = 8    // strings remembered per pane
+	echoMaxLen = 4096 // bytes kept per string (the tail: the end of a line is what is matched)
+	echoPanes  = 256  // panes remembered at most
+	echoCtrlC  = "^C" // how a terminal shows C-c (echoctl)
+)
+
+// echoStore holds the records of every pane. The zero value is ready to use.
+type echoStore struct {
+	mu    sync.Mutex
+	panes map[paneKey]*paneEcho
+}
+
+type paneEcho struct {
+	pending   []rune
+	pendingAt time.Time
+	strs      []echoStr
+	last      time.Time
+}
+
+type echoStr struct {
+	s  string
+	at time.Time
+}
+
+// echoInput is one piece of input: literal text, or one tmux key name.
+type echoInput struct {
+	text string
+	key  string
+}
+
+// typed records input sent to pane k at now.
+func (e *echoStore) typed(k paneKey, in []echoInput, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.panes == nil {
+		e.panes = map[paneKey]*paneEcho{}
+	}
+	p := e.panes[k]
+	if p == nil {
+		if len(e.panes) >= echoPanes {
+			e.pruneLocked(now, true)
+		}
+		p = &paneEcho{}
+		e.panes[k] = p
+	}
+	if now.Sub(p.pendingAt) > echoTTL {
+		p.pending = nil // the line was long since edited by someone else, or run
+	}
+	p.last = now
+	for _, x := range in {
+		if x.key != "" {
+			p.key(x.key, now)
+			continue
+		}
+		p.text(x.text, now)
+	}
+	p.pendingAt = now
+}
+
+// text feeds literal text through the line-editor model and remembers each typed fragment.
+func (p *paneEcho) text(s string, now time.Time) {
+	frag := 0 // start of the current fragment in s
+	for i, r := range s {
+		switch r {
+		case '\r', '\n':
+			p.remember(s[frag:i], now)
+			frag = i + 1
+			p.submit(now)
+		case 0x03: // C-c
+			p.remember(s[frag:i], now)
+			frag = i + 1
+			p.interrupt(now)
+		case 0x15: // C-u
+			p.remember(s[frag:i], now)
+			frag = i + 1
+			p.clear(now)
+		case 0x7f, 0x08:
+			if n := len(p.pending); n > 0 {
+				p.pending = p.pending[:n-1]
+			}
+		default:
+			if r < 0x20 {
+				// Escape sequences, Tab completion and other controls: the line is unknown.
+				p.remember(s[frag:i], now)
+				frag = i + 1
+				p.clear(now)
+				continue
+			}
+			p.pending = append(p.pending, r)
+		}
+	}
+	p.remember(s[frag:], now)
+}
+
+// key applies one tmux key name (as canonicalKey spells it) to the model.
+func (p *paneEcho) key(k string, now time.Time) {
+	switch strings.ToLower(k) {
+	case "enter", "kpenter", "c-m", "c-j", "^m", "^j":
+		p.submit(now)
+	case "c-c", "^c":
+		p.interrupt(now)
+	case "c-u", "^u":
+		p.clear(now)
+	case "bspace", "c-h", "^h", "c-?", "^?":
+		if n := len(p.pending); n > 0 {
+			p.pending = p.pending[:n-1]
+		}
+	case "space":
+		p.pending = append(p.pending, ' ')
+	default:
+		if utf8.RuneCountInString(k) == 1 {
+			r, _ := utf8.DecodeRuneInString(k)
+			if r >= 0x20 {
+				p.pending = append(p.pending, r)
+				return
+			}
+		}
+		p.clear(now) // navigation, completion, anything else: the line is unknown
+	}
+}
+
+// submit ends the pending line: its echo stays on screen, and is remembered.
+func (p *paneEcho) submit(now time.Time) {
+	p.remember(string(p.pending), now)
+	p.pending = nil
+}
+
+// interrupt is C-c: the terminal shows the line followed by ^C.
+func (p *paneEcho) interrupt(now time.Time) {
+	if len(p.pending) > 0 {
+		p.remember(string(p.pending)+echoCtrlC, now)
+	}
+	p.submit(now)
+}
+
+// clear forgets the pending line (its echo, already printed, is remembered).
+func (p *paneEcho) clear(now time.Time) { p.submit(now) }
+
+func (p *paneEcho) remember(s string, now time.Time) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return
+	}
+	if len(s) > echoMaxLen {
+		s = s[len(s)-echoMaxLen:]
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
+			s = s[1:]
+		}
+	}
+	for i, x := range p.strs {
+		if x.s == s {
+			p.strs = append(p.strs[:i], p.strs[i+1:]...)
+			break
+		}
+	}
+	p.strs = append(p.strs, echoStr{s: s, at: now})
+	if len(p.strs) > echoMax {
+		p.strs = p.strs[len(p.strs)-echoMax:]
+	}
+}
+
+// pruneLocked drops expired panes; with force it drops the oldest pane when none expired.
+func (e *echoStore) pruneLocked(now time.Time, force bool) {
+	var oldest paneKey
+	var oldestAt time.Time
+	for k, p := range e.panes {
+		if now.Sub(p.last) > echoTTL {
+			delete(e.panes, k)
+			continue
+		}
+		if oldestAt.IsZero() || p.last.Before(oldestAt) {
+			oldest, oldestAt = k, p.last
+		}
+	}
+	if force && len(e.panes) >= echoPanes {
+		delete(e.panes, oldest)
+	}
+}
+
+// echoes returns the strings recently typed into pane k (newest state of the pending line
+// included), longest first, or nil.
+func (e *echoStore) echoes(k paneKey, now time.Time) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.panes[k]
+	if p == nil {
+		return nil
+	}
+	if now.Sub(p.last) > echoTTL {
+		delete(e.panes, k)
+		return nil
+	}
+	out := make([]string, 0, len(p.strs)+1)
+	for _, x := range p.strs {
+		if now.Sub(x.at) <= echoTTL {
+			out = append(out, x.s)
+		}
+	}
+	if len(p.pending) > 0 && now.Sub(p.pendingAt) <= echoTTL {
+		s := strings.TrimSpace(string(p.pending))
+		if len(s) > echoMaxLen {
+			s = s[len(s)-echoMaxLen:]
+		}
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	// Longest first, so "echo MARKER" goes before its fragment "MARKER".
+	sortByLenDesc(out)
+	return out
+}
+
+func sortByLenDesc(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && len(s[j]) > len(s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// stripEcho removes our echoes from one line of new output. An echo is removed where it stands
+// alone at the end of the line (trailing blanks ignored) — where a terminal shows typed input —
+// and starts the line or follows a character that is not a letter, digit or underscore (the
+// prompt). So the typed line "$ echo MARKER" loses "echo MARKER", while the command's output
+// "MARKER", or "make: done" after typing "make", are left alone. In a partial line (still being
+// typed) a trailing prefix of an echo is removed too ("$ echo MAR" while "echo MARKER" arrives).
+func stripEcho(line string, echoes []string, partial bool) string {
+	if len(echoes) == 0 || line == "" {
+		return line
+	}
+	for range len(echoes) + 1 {
+		t := strings.TrimRight(line, " \t")
+		cut := -1
+		for _, e := range echoes {
+			if e != "" && strings.HasSuffix(t, e) && boundary(t, len(t)-len(e)) {
+				cut = len(t) - len(e)
+				break
+			}
+		}
+		if cut < 0 && partial {
+			cut = prefixCut(t, echoes)
+		}
+		if cut < 0 {
+			return line
+		}
+		line = t[:cut]
+	}
+	return line
+}
+
+// prefixCut finds the earliest position from which the rest of t is a prefix of an echo,
+// starting at a boundary, or -1.
+func prefixCut(t string, echoes []string) int {
+	best := -1
+	for _, e := range echoes {
+		if e == "" {
+			continue
+		}
+		from := max(len(t)-len(e), 0)
+		for i := from; i < len(t); i++ {
+			if t[i] != e[0] || !boundary(t, i) {
+				continue
+			}
+			if strings.HasPrefix(e, t[i:]) {
+				if best < 0 || i < best {
+					best = i
+				}
+				break
+			}
+		}
+	}
+	return best
+}
+
+// boundary reports whether position i of s starts a standalone word: the start of the line,
+// or after a character that is not a letter, digit or underscore.
+func boundary(s string, i int) bool {
+	if i <= 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
+}

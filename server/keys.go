@@ -1,0 +1,295 @@
+package server
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// How send_keys reads its keys argument (without literal=true):
+//
+//  1. Split keys on whitespace. When every token is a tmux key name — a named key (Enter,
+//     Escape, Up, F1 …, case-insensitive as in tmux) or a modified key (C-c, M-x, C-M-a, S-Up,
+//     ^C) — the tokens are sent as keys, in order ("C-c", "Escape", "Up Up Enter"). A single
+//     plain character is text, never a key, so "a b" is typed as "a b".
+//  2. Else, when every token is a key name or looks like one without being one (Shift+Tab,
+//     Ctrl-C, C-, <Enter>, Esc, S-Tab) and at least one only looks like one, the call is refused
+//     with the valid forms: tmux would have typed the look-alike as text.
+//  3. Else the whole string, whitespace included, is literal text (send-keys -l), so
+//     "echo Enter" types those ten characters.
+//
+// Key names and text are never mixed in one call: "Escape :wq Enter" is text. Send keys and
+// text in separate calls (or send_keys_batch), or pass literal=true to type anything as text.
+
+// namedKeys are tmux's key names (tmux 3.2+ key-string.c), matched case-insensitively like tmux.
+// Mouse, focus and paste pseudo-keys are left out: they are not keyboard input.
+var namedKeys = func() map[string]string {
+	names := []string{
+		"F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12",
+		"IC", "Insert", "DC", "Delete", "Home", "End", "NPage", "PageDown", "PgDn", "PPage", "PageUp", "PgUp",
+		"Tab", "BTab", "Space", "BSpace", "Enter", "Escape", "Up", "Down", "Left", "Right",
+		"KP/", "KP*", "KP-", "KP7", "KP8", "KP9", "KP+", "KP4", "KP5", "KP6", "KP1", "KP2", "KP3",
+		"KPEnter", "KP0", "KP.",
+	}
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[strings.ToLower(n)] = n
+	}
+	return m
+}()
+
+// keyAliases are names people use for keys that tmux does not know, with the tmux name.
+var keyAliases = map[string]string{
+	"esc": "Escape", "return": "Enter", "ret": "Enter", "backspace": "BSpace", "bs": "BSpace",
+	"del": "Delete", "ins": "Insert", "pagedn": "PageDown", "page_down": "PageDown", "page_up": "PageUp",
+	"pageupkey": "PageUp", "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
+	"uparrow": "Up", "downarrow": "Down", "leftarrow": "Left", "rightarrow": "Right", "spacebar": "Space",
+	"shift-tab": "BTab", "shifttab": "BTab", "backtab": "BTab", "ctrl": "C-<key>", "control": "C-<key>",
+	"shift": "S-<key>", "alt": "M-<key>", "meta": "M-<key>", "option": "M-<key>", "cmd": "(no tmux equivalent)",
+	"f13": "(tmux knows F1 to F12)", "f14": "(tmux knows F1 to F12)", "f15": "(tmux knows F1 to F12)",
+	"f16": "(tmux knows F1 to F12)", "f17": "(tmux knows F1 to F12)", "f18": "(tmux knows F1 to F12)",
+	"f19": "(tmux knows F1 to F12)", "f20": "(tmux knows F1 to F12)",
+}
+
+// validKeyForms is the refusal hint for look-alikes.
+const validKeyForms = "Valid key names (tmux spelling, case-insensitive): Enter, Escape, Tab, BTab (Shift+Tab), Space, BSpace (Backspace), " +
+	"Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert (IC), Delete (DC), F1 to F12, KP0 to KP9, KPEnter; " +
+	"modifiers C- (Ctrl), M- (Alt/Meta) and S- (Shift, with named keys only) before a key or one character, e.g. C-c, M-x, C-M-a, S-Up, ^C. " +
+	"Separate several keys with spaces (\"Up Up Enter\"); send control keys alone with enter=false; " +
+	"pass literal=true to type the text as it is."
+
+// isKeyName reports whether tok is a tmux key name that tmux sends as a key (not as text).
+// plainChar reports a lone unmodified character, which tmux also accepts.
+func isKeyName(tok string) (ok, plainChar bool) {
+	if tok == "" {
+		return false, false
+	}
+	if utf8.RuneCountInString(tok) == 1 {
+		return true, true
+	}
+	rest, mods, caret := splitModifiers(tok)
+	if _, named := namedKeys[strings.ToLower(rest)]; named {
+		if mods["S"] && strings.EqualFold(rest, "Tab") {
+			return false, false // tmux 3.3 types "S-Tab" as text; BTab is the key
+		}
+		return true, false
+	}
+	if mods == nil && !caret {
+		return false, false
+	}
+	if utf8.RuneCountInString(rest) != 1 {
+		return false, false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	switch {
+	case r >= utf8.RuneSelf:
+		return false, false // tmux types C-é as text
+	case mods["S"]:
+		return false, false // S- with a character: tmux types it as text
+	case caret && (r < 0x20 || r > 0x7e):
+		return false, false
+	}
+	return true, false
+}
+
+// splitModifiers strips tmux's modifier prefixes: an optional leading ^ (Ctrl), then any run
+// of C-, M-, S- (either case). mods is nil when there was no C-/M-/S- prefix.
+func splitModifiers(tok string) (rest string, mods map[string]bool, caret bool) {
+	rest = tok
+	if len(rest) >= 2 && rest[0] == '^' {
+		rest, caret = rest[1:], true
+	}
+	for len(rest) >= 2 && rest[1] == '-' {
+		m := strings.ToUpper(rest[:1])
+		if m != "C" && m != "M" && m != "S" {
+			break
+		}
+		if mods == nil {
+			mods = map[string]bool{}
+		}
+		mods[m] = true
+		rest = rest[2:]
+	}
+	return rest, mods, caret
+}
+
+var (
+	// bracketedRe: "<Enter>", "<C-c>", "[Esc]", "{TAB}".
+	bracketedRe = regexp.MustCompile(`^[<\[{]\s*([^<>\[\]{}\s]+)\s*[>\]}]$`)
+	// chainSepRe separates the parts of "Ctrl+Shift+x", "Shift-Tab", "C+c".
+	chainSepRe = regexp.MustCompile(`\s*[+-]\s*`)
+)
+
+// modifierWords are the spellings of modifiers in a look-alike chain.
+var modifierWords = map[string]string{
+	"ctrl": "C-", "control": "C-", "ctl": "C-", "c": "C-",
+	"alt": "M-", "meta": "M-", "option": "M-", "opt": "M-", "m": "M-",
+	"shift": "S-", "s": "S-",
+	"cmd": "", "command": "", "super": "", "win": "", "hyper": "",
+}
+
+// keyLookalike reports whether tok looks like a key name without being one, with the tmux
+// spelling to suggest ("" when there is none to offer).
+func keyLookalike(tok string) (bool, string) {
+	if ok, _ := isKeyName(tok); ok {
+		return false, ""
+	}
+	if s, ok := keyAliases[strings.ToLower(tok)]; ok {
+		return true, s
+	}
+	if m := bracketedRe.FindStringSubmatch(tok); m != nil {
+		inner := m[1]
+		if ok, _ := isKeyName(inner); ok && utf8.RuneCountInString(inner) > 1 {
+			return true, canonicalKey(inner)
+		}
+		return keyLookalike(inner)
+	}
+	// A chain of modifiers ending in nothing, a key, an alias or one character: "C-", "S-Tab",
+	// "Ctrl-C", "Shift+Tab", "Alt+F4", "C+c". "c-style" or "opt-in" stay text.
+	parts := chainSepRe.Split(tok, -1)
+	if len(parts) < 2 {
+		return false, ""
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if _, ok := modifierWords[strings.ToLower(p)]; !ok {
+			return false, ""
+		}
+	}
+	last := parts[len(parts)-1]
+	_, named := namedKeys[strings.ToLower(last)]
+	_, alias := keyAliases[strings.ToLower(last)]
+	if last != "" && !named && !alias && utf8.RuneCountInString(last) != 1 {
+		return false, ""
+	}
+	return true, suggestModified(parts)
+}
+
+// canonicalKey spells a valid key name the way tmux documents it.
+func canonicalKey(tok string) string {
+	rest, mods, caret := splitModifiers(tok)
+	var b strings.Builder
+	if caret {
+		b.WriteByte('^')
+	}
+	for _, m := range []string{"C", "M", "S"} {
+		if mods[m] {
+			b.WriteString(m + "-")
+		}
+	}
+	if n, ok := namedKeys[strings.ToLower(rest)]; ok {
+		b.WriteString(n)
+	} else {
+		b.WriteString(rest)
+	}
+	return b.String()
+}
+
+// suggestModified turns "Ctrl+Shift+x" style names into tmux's "C-S-x" when it can.
+func suggestModified(parts []string) string {
+	var mods []string
+	for _, p := range parts[:len(parts)-1] {
+		m := modifierWords[strings.ToLower(p)]
+		if m == "" {
+			return ""
+		}
+		if !slices.Contains(mods, m) {
+			mods = append(mods, m)
+		}
+	}
+	key := parts[len(parts)-1]
+	if key == "" {
+		return ""
+	}
+	if r, _ := utf8.DecodeRuneInString(key); utf8.RuneCountInString(key) == 1 && r >= utf8.RuneSelf {
+		return ""
+	}
+	if n, ok := namedKeys[strings.ToLower(key)]; ok {
+		key = n
+	} else if a, ok := keyAliases[strings.ToLower(key)]; ok && !strings.ContainsAny(a, "<(") {
+		key = a
+	}
+	slices.Sort(mods) // C-, M-, S-: tmux's documented order
+	joined := strings.Join(mods, "")
+	if joined == "S-" && strings.EqualFold(key, "Tab") {
+		return "BTab"
+	}
+	if strings.Contains(joined, "S-") && utf8.RuneCountInString(key) == 1 {
+		// Shift with a character is the character itself.
+		joined = strings.ReplaceAll(joined, "S-", "")
+		key = strings.ToUpper(key)
+		if joined == "" {
+			return key + " (as text)"
+		}
+	} else if utf8.RuneCountInString(key) == 1 && strings.Contains(joined, "C-") {
+		key = strings.ToLower(key)
+	}
+	return joined + key
+}
+
+// keyPlan is how send_keys sends its keys argument.
+type keyPlan struct {
+	keys []string // key names, in order, when sent as keys
+	text string   // literal text otherwise
+}
+
+func (p keyPlan) isKeys() bool { return p.keys != nil }
+
+// planKeys applies the rules above. literal forces text.
+func planKeys(keys string, literal bool) (keyPlan, error) {
+	if literal {
+		return keyPlan{text: keys}, nil
+	}
+	toks := strings.Fields(keys)
+	if len(toks) == 0 {
+		return keyPlan{text: keys}, nil
+	}
+	allKeys, named := true, 0
+	for _, t := range toks {
+		ok, plain := isKeyName(t)
+		if !ok {
+			allKeys = false
+			break
+		}
+		if !plain {
+			named++
+		}
+	}
+	// One plain character is text; several tokens must all be named keys.
+	if allKeys && named == len(toks) {
+		out := make([]string, len(toks))
+		for i, t := range toks {
+			out[i] = canonicalKey(t)
+		}
+		return keyPlan{keys: out}, nil
+	}
+	var bad []string
+	lookalikesOnly := true
+	for _, t := range toks {
+		if ok, plain := isKeyName(t); ok && !plain {
+			continue
+		}
+		look, sugg := keyLookalike(t)
+		if !look {
+			lookalikesOnly = false
+			break
+		}
+		if sugg != "" {
+			bad = append(bad, fmt.Sprintf("%q (use %s)", t, sugg))
+		} else {
+			bad = append(bad, fmt.Sprintf("%q", t))
+		}
+	}
+	if lookalikesOnly && len(bad) > 0 {
+		return keyPlan{}, fail(validKeyForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(len(bad)))
+	}
+	return keyPlan{text: keys}, nil
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPlanKeys(t *testing.T) {
+	cases := []struct {
+		in      string
+		literal bool
+		keys    []string // nil: text
+		text    string
+		refuse  string // substring of the refusal
+	}{
+		{in: "C-c", keys: []string{"C-c"}},
+		{in: "c-c", keys: []string{"C-c"}},
+		{in: "^C", keys: []string{"^C"}},
+		{in: "Enter", keys: []string{"Enter"}},
+		{in: "enter", keys: []string{"Enter"}},
+		{in: "ESCAPE", keys: []string{"Escape"}},
+		{in: "BTab", keys: []string{"BTab"}},
+		{in: "F12", keys: []string{"F12"}},
+		{in: "KPEnter", keys: []string{"KPEnter"}},
+		{in: "PageDown", keys: []string{"PageDown"}},
+		{in: "pgdn", keys: []string{"PgDn"}},
+		{in: "C-M-x", keys: []string{"C-M-x"}},
+		{in: "M-C-x", keys: []string{"C-M-x"}},
+		{in: "S-Up", keys: []string{"S-Up"}},
+		{in: "C-Space", keys: []string{"C-Space"}},
+		{in: "Up Up Enter", keys: []string{"Up", "Up", "Enter"}},
+		{in: "  C-c  ", keys: []string{"C-c"}},
+		{in: "C-x C-s", keys: []string{"C-x", "C-s"}},
+		{in: "q", text: "q"},
+		{in: "a b", text: "a b"},
+		{in: "ls -la", text: "ls -la"},
+		{in: "echo Enter", text: "echo Enter"},
+		{in: "Escape :wq Enter", text: "Escape :wq Enter"},
+		{in: "^foo", text: "^foo"},
+		{in: "c-style", text: "c-style"},
+		{in: "opt-in", text: "opt-in"},
+		{in: "press Ctrl-C to stop", text: "press Ctrl-C to stop"},
+		{in: "", text: ""},
+		{in: "C-c", literal: true, text: "C-c"},
+		{in: "Shift+Tab", literal: true, text: "Shift+Tab"},
+		{in: "Shift+Tab", refuse: "BTab"},
+		{in: "shift-tab", refuse: "BTab"},
+		{in: "S-Tab", refuse: "BTab"},
+		{in: "C-", refuse: `"C-"`},
+		{in: "M-", refuse: `"M-"`},
+		{in: "Ctrl-C", refuse: "C-c"},
+		{in: "ctrl+c", refuse: "C-c"},
+		{in: "Ctrl+Shift+Up", refuse: "C-S-Up"},
+		{in: "Alt+F4", refuse: "M-F4"},
+		{in: "C+c", refuse: "C-c"},
+		{in: "<Enter>", refuse: "Enter"},
+		{in: "<C-c>", refuse: "C-c"},
+		{in: "[Esc]", refuse: "Escape"},
+		{in: "Esc", refuse: "Escape"},
+		{in: "Return", refuse: "Enter"},
+		{in: "Backspace", refuse: "BSpace"},
+		{in: "F13", refuse: "F1 to F12"},
+		{in: "S-a", refuse: `"S-a"`},
+		{in: "C-é", refuse: `"C-é"`},
+		{in: "C-c Shift+Tab", refuse: "BTab"},
+	}
+	for _, tc := range cases {
+		p, err := planKeys(tc.in, tc.literal)
+		if tc.refuse != "" {
+			if err == nil {
+				t.Errorf("planKeys(%q): want a refusal, got %+v", tc.in, p)
+				continue
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.refuse) || !strings.Contains(msg, "Valid key names") {
+				t.Errorf("planKeys(%q): refusal %q lacks %q or the valid forms", tc.in, msg, tc.refuse)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("planKeys(%q): %v", tc.in, err)
+			continue
+		}
+		if tc.keys != nil {
+			if !slices.Equal(p.keys, tc.keys) {
+				t.Errorf("planKeys(%q) keys = %q, want %q", tc.in, p.keys, tc.keys)
+			}
+			continue
+		}
+		if p.isKeys() || p.text != tc.text {
+			t.Errorf("planKeys(%q) = %+v, want text %q", tc.in, p, tc.text)
+		}
+	}
+}
+
+func FuzzPlanKeys(f *testing.F) {
+	for _, s := range []string{"C-c", "Shift+Tab", "<Enter>", "^C", "a b", "C-", "S-Tab", "ctrl+shift+x", "\x00", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := planKeys(s, false)
+		if err == nil && !p.isKeys() && p.text != s {
+			t.Fatalf("text plan %q does not keep the input %q", p.text, s)
+		}
+		for _, k := range p.keys {
+			if ok, _ := isKeyName(k); !ok {
+				t.Fatalf("planned key %q of %q is not a key name", k, s)
+			}
+		}
+	})
+}
