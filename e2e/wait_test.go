@@ -51,6 +51,13 @@ func goWait(c *Client, args map[string]any) <-chan waitResult {
 // waiting gives a background wait time to open its stream before the test acts.
 func waiting() { time.Sleep(300 * time.Millisecond) }
 
+// warm makes a short wait on pane, so that its session's stream connection is attached (and
+// kept) before a test races a background wait against the pane's output.
+func warm(c *Client, pane string) {
+	c.t.Helper()
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "timeout": 0.05}, nil)
+}
+
 func TestWaitForTextOnlyNewOutput(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("s")
@@ -77,6 +84,7 @@ func TestWaitForTextOnlyNewOutput(t *testing.T) {
 func TestWaitForTextIgnoresOwnEcho(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("s")
+	warm(c, pane)
 	// The wait starts first; then we type the command without running it: the pane echoes
 	// "echo MARKER", which must not match.
 	ch := goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"MARKER"}, "timeout": 1.5})
@@ -117,9 +125,10 @@ func TestWaitForTextWakeUpLatency(t *testing.T) {
 	// before measuring, so that the sleep below always outlasts the setup.
 	c.OK("wait_for_text", map[string]any{"pane_id": pane, "timeout": 0.1}, nil)
 	var lat, rtt []time.Duration
-	for i := range 15 {
-		// $EPOCHREALTIME is read by bash right before echo writes the line.
-		c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "sleep 0.2; echo WOKE$EPOCHREALTIME"}, nil)
+	for i := range 10 {
+		// $EPOCHREALTIME is read by bash right before echo writes the line. The sleep
+		// outlasts the wait's setup even on a loaded machine.
+		c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "sleep 0.5; echo WOKE$EPOCHREALTIME"}, nil)
 		var r waitResult
 		c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{`WOKE\d+\.\d+`}, "regex": true, "timeout": 5}, &r)
 		got := time.Now()
@@ -133,8 +142,8 @@ func TestWaitForTextWakeUpLatency(t *testing.T) {
 		}
 		printed := time.Unix(0, int64(f*1e9))
 		lat = append(lat, got.Sub(printed))
-		if r.ElapsedSeconds < 0.1 {
-			t.Errorf("run %d matched after %.3fs: the sleep is 0.2 s", i, r.ElapsedSeconds)
+		if r.ElapsedSeconds < 0.2 {
+			t.Errorf("run %d matched after %.3fs: the sleep is 0.5 s", i, r.ElapsedSeconds)
 		}
 		// The MCP round trip of a call that does not reach tmux.
 		b := time.Now()
@@ -153,6 +162,7 @@ func TestWaitForTextWakeUpLatency(t *testing.T) {
 func TestWaitForTextStopAndAnyOutput(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("s")
+	warm(c, pane)
 	ch := goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"DONE"}, "stop": []string{"warn", "ERROR"}, "timeout": 5})
 	waiting()
 	// (typed by tmux directly: no echo record, so the typed line must not hold the words)
@@ -199,6 +209,7 @@ func TestWaitForTextPaneDied(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("s")
 	other := c.Tmx.SplitWindow(pane)
+	warm(c, other)
 	ch := goWait(c, map[string]any{"pane_id": other, "patterns": []string{"never"}, "timeout": 10})
 	waiting()
 	killed := time.Now()
@@ -229,6 +240,7 @@ func TestWaitForTextPaneDied(t *testing.T) {
 func TestWaitForTextAlternateScreen(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("s")
+	warm(c, pane)
 	ch := goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"never"}, "timeout": 1.5})
 	waiting()
 	c.Tmx.Tmux("send-keys", "-t", pane, `printf '\033[?1049h'; sleep 5; printf '\033[?1049l'`, "Enter")
