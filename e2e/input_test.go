@@ -388,3 +388,47 @@ func truncateMsg(s string) string {
 	}
 	return s
 }
+
+func TestToolsListWaitInput(t *testing.T) {
+	c := start(t)
+	want := map[string]struct{ ro, open bool }{
+		"send_keys": {false, true}, "send_keys_batch": {false, true}, "paste_text": {false, true},
+		"wait_for_text": {true, false}, "wait_for_channel": {false, false}, "signal_channel": {false, false},
+	}
+	seen := 0
+	for tool, err := range c.CS.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, ok := want[tool.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		a := tool.Annotations
+		if tool.Title == "" || tool.OutputSchema == nil || a == nil || a.ReadOnlyHint != w.ro || a.OpenWorldHint == nil || *a.OpenWorldHint != w.open {
+			t.Errorf("%s: title %q, annotations %+v", tool.Name, tool.Title, a)
+		}
+		in := tool.InputSchema.(map[string]any)
+		if in["additionalProperties"] != false {
+			t.Errorf("%s: input schema is not strict", tool.Name)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d tools offered", seen, len(want))
+	}
+	// At the readonly tier only wait_for_text remains.
+	ro := start(t, "LIBTMUX_SAFETY=readonly")
+	var names []string
+	for tool, err := range ro.CS.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := want[tool.Name]; ok {
+			names = append(names, tool.Name)
+		}
+	}
+	if len(names) != 1 || names[0] != "wait_for_text" {
+		t.Errorf("readonly tier offers %v", names)
+	}
+}

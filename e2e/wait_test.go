@@ -473,3 +473,55 @@ func TestWaitForChannelServerKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitForTextEchoShells: in every shell, the echo of a typed command never matches, and
+// its output does.
+func TestWaitForTextEchoShells(t *testing.T) {
+	c := start(t)
+	first, _ := c.Tmx.NewSession("s")
+	for _, sh := range [][]string{testtmux.Bash, testtmux.Dash, testtmux.Zsh, testtmux.Mksh, testtmux.Fish} {
+		t.Run(sh[0], func(t *testing.T) {
+			testtmux.RequireShell(t, sh)
+			pane := c.Tmx.NewWindow(first, sh...)
+			warm(c, pane)
+			ch := goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"MARKER"}, "timeout": 1})
+			waiting()
+			c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo MARKER", "enter": false}, nil)
+			r := <-ch
+			if r.Found {
+				t.Fatalf("the typed line matched: %+v", r)
+			}
+			c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "Enter", "enter": false}, nil)
+			var r2 waitResult
+			c.OK("wait_for_text", map[string]any{"cursor": r.Cursor, "patterns": []string{"MARKER"}, "timeout": 3}, &r2)
+			if !r2.Found || !slices.Equal(r2.MatchedLines, []string{"MARKER"}) {
+				t.Errorf("output: %+v", r2)
+			}
+			// Typed with Enter while a wait runs: the output line matches, not the typed one.
+			ch = goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"READY"}, "timeout": 3})
+			waiting()
+			c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo READY"}, nil)
+			if r := <-ch; !r.Found || !slices.Equal(r.MatchedLines, []string{"READY"}) {
+				t.Errorf("typed with Enter: %+v", r)
+			}
+			// A typed line longer than the pane is wide (80 columns) wraps on screen.
+			long := "echo " + strings.Repeat("abcdefghij", 12) + " LONGMARK"
+			ch = goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"LONGMARK", "abcdefghij"}, "timeout": 1})
+			waiting()
+			c.OK("send_keys", map[string]any{"pane_id": pane, "keys": long, "enter": false}, nil)
+			if r := <-ch; r.Found {
+				t.Errorf("a long typed line matched: %+v", r)
+			}
+			c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "C-c", "enter": false}, nil)
+			c.Tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "LONGMARK") && !strings.HasSuffix(strings.TrimSpace(s), "LONGMARK") })
+			// The same long line run at once: its output matches, not the rows of its echo.
+			ch = goWait(c, map[string]any{"pane_id": pane, "patterns": []string{"LONGMARK"}, "timeout": 3})
+			waiting()
+			c.OK("send_keys", map[string]any{"pane_id": pane, "keys": long}, nil)
+			r = <-ch
+			if !r.Found || !slices.Equal(r.MatchedLines, []string{long[len("echo "):]}) {
+				t.Errorf("long line run at once: %+v", r)
+			}
+		})
+	}
+}

@@ -200,40 +200,51 @@ func (e *echoStore) pruneLocked(now time.Time, force bool) {
 	}
 }
 
-// echoes returns the strings recently typed into pane k (newest state of the pending line
-// included), longest first, or nil.
-func (e *echoStore) echoes(k paneKey, now time.Time) []string {
+// echoSet is what was recently typed into one pane: every remembered string, longest first,
+// and the line still pending in the line editor (not submitted yet).
+type echoSet struct {
+	all     []string
+	pending string
+}
+
+func (es echoSet) empty() bool { return len(es.all) == 0 }
+
+// echoes returns what was recently typed into pane k.
+func (e *echoStore) echoes(k paneKey, now time.Time) echoSet {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.panes[k]
 	if p == nil {
-		return nil
+		return echoSet{}
 	}
 	if now.Sub(p.last) > echoTTL {
 		delete(e.panes, k)
-		return nil
+		return echoSet{}
 	}
-	out := make([]string, 0, len(p.strs)+1)
+	var es echoSet
 	for _, x := range p.strs {
 		if now.Sub(x.at) <= echoTTL {
-			out = append(out, x.s)
+			es.all = append(es.all, x.s)
 		}
 	}
 	if len(p.pending) > 0 && now.Sub(p.pendingAt) <= echoTTL {
 		s := strings.TrimSpace(string(p.pending))
 		if len(s) > echoMaxLen {
 			s = s[len(s)-echoMaxLen:]
+			for len(s) > 0 && !utf8.RuneStart(s[0]) {
+				s = s[1:]
+			}
 		}
-		if s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
+		if s != "" {
+			es.pending = s
+			if !slices.Contains(es.all, s) {
+				es.all = append(es.all, s)
+			}
 		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	// Longest first, so "echo MARKER" goes before its fragment "MARKER".
-	sortByLenDesc(out)
-	return out
+	sortByLenDesc(es.all)
+	return es
 }
 
 func sortByLenDesc(s []string) {
@@ -244,27 +255,33 @@ func sortByLenDesc(s []string) {
 	}
 }
 
-// stripEcho removes our echoes from one line of new output. An echo is removed where it stands
-// alone at the end of the line (trailing blanks ignored) — where a terminal shows typed input —
-// and starts the line or follows a character that is not a letter, digit or underscore (the
-// prompt). So the typed line "$ echo MARKER" loses "echo MARKER", while the command's output
-// "MARKER", or "make: done" after typing "make", are left alone. In a partial line (still being
-// typed) a trailing prefix of an echo is removed too ("$ echo MAR" while "echo MARKER" arrives).
-func stripEcho(line string, echoes []string, partial bool) string {
-	if len(echoes) == 0 || line == "" {
+// stripEcho removes our echo from one line of new output (trailing blanks ignored). Where a
+// terminal shows typed input, at the end of a line, it removes:
+//
+//   - a whole typed string that starts the line or follows a character that is not a letter,
+//     digit or underscore (the prompt): "$ echo MARKER" loses "echo MARKER", while the command's
+//     output "MARKER", or "make: done" after typing "make", are left alone;
+//   - a line that is the tail of a typed string cut inside a word: the last row of a long typed
+//     line that the line editor wrapped (zsh) or scrolled (mksh);
+//   - while a line is still pending (typed without Enter, so nothing has run it), any piece of
+//     it: the rows of a long pending line, however the editor draws them (fish);
+//   - in a partial line (still being typed), a trailing prefix of a typed string ("$ echo MAR"
+//     while "echo MARKER" arrives).
+func stripEcho(line string, es echoSet, partial bool) string {
+	if es.empty() || line == "" {
 		return line
 	}
-	for range len(echoes) + 1 {
+	for range len(es.all) + 2 {
 		t := strings.TrimRight(line, " \t")
-		cut := -1
-		for _, e := range echoes {
-			if e != "" && strings.HasSuffix(t, e) && boundary(t, len(t)-len(e)) {
-				cut = len(t) - len(e)
-				break
-			}
+		cut := suffixCut(t, es.all)
+		if cut < 0 {
+			cut = wrapCut(t, es.all)
+		}
+		if cut < 0 && es.pending != "" {
+			cut = pieceCut(t, es.pending)
 		}
 		if cut < 0 && partial {
-			cut = prefixCut(t, echoes)
+			cut = prefixCut(t, es.all)
 		}
 		if cut < 0 {
 			return line
@@ -272,6 +289,58 @@ func stripEcho(line string, echoes []string, partial bool) string {
 		line = t[:cut]
 	}
 	return line
+}
+
+// suffixCut finds a whole echo ending t at a boundary: the position it starts at, or -1.
+func suffixCut(t string, echoes []string) int {
+	for _, e := range echoes {
+		if e != "" && strings.HasSuffix(t, e) && boundary(t, len(t)-len(e)) {
+			return len(t) - len(e)
+		}
+	}
+	return -1
+}
+
+// wrapMin is the shortest wrapped or scrolled row taken for echo.
+const wrapMin = 4
+
+// wrapCut reports 0 when all of t is the tail of an echo cut inside a word (a wrapped or
+// scrolled row), else -1. A tail cut at a word boundary may be the command's output ("MARKER"
+// after "echo MARKER"), so it stays.
+func wrapCut(t string, echoes []string) int {
+	if len(t) < wrapMin || !isWordByte(t[0]) {
+		return -1
+	}
+	for _, e := range echoes {
+		if len(e) > len(t) && strings.HasSuffix(e, t) && isWordByte(e[len(e)-len(t)-1]) {
+			return 0
+		}
+	}
+	return -1
+}
+
+// pieceCutMax bounds the start positions pieceCut tries.
+const pieceCutMax = 64
+
+// pieceCut finds the earliest start (the line start or a boundary) from which the rest of t is
+// a piece of the pending line, or -1.
+func pieceCut(t, pending string) int {
+	from := max(len(t)-len(pending), 0)
+	tries := 0
+	for i := from; i < len(t) && tries < pieceCutMax; i++ {
+		if i > 0 && (!boundary(t, i) || !utf8.RuneStart(t[i])) {
+			continue
+		}
+		tries++
+		if strings.Contains(pending, t[i:]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b >= 0x80
 }
 
 // prefixCut finds the earliest position from which the rest of t is a prefix of an echo,

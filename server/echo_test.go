@@ -37,7 +37,7 @@ func TestEchoModel(t *testing.T) {
 		for i, call := range tc.in {
 			e.typed(k, call, t0.Add(time.Duration(i)*time.Millisecond))
 		}
-		got := e.echoes(k, t0.Add(time.Second))
+		got := e.echoes(k, t0.Add(time.Second)).all
 		slices.Sort(got)
 		got = slices.Compact(got)
 		want := slices.Clone(tc.want)
@@ -55,18 +55,25 @@ func TestEchoExpiry(t *testing.T) {
 	e.typed(k, []echoInput{{text: "old"}, {key: "Enter"}}, t0)
 	e.typed(k, []echoInput{{text: "new"}}, t0.Add(8*time.Second))
 	got := e.echoes(k, t0.Add(12*time.Second))
-	if !slices.Equal(got, []string{"new"}) {
-		t.Errorf("after 12 s: %q, want only new", got)
+	if !slices.Equal(got.all, []string{"new"}) || got.pending != "new" {
+		t.Errorf("after 12 s: %+v, want only new, pending", got)
 	}
-	if got := e.echoes(k, t0.Add(30*time.Second)); got != nil {
-		t.Errorf("after 30 s: %q, want none", got)
+	if got := e.echoes(k, t0.Add(30*time.Second)); !got.empty() {
+		t.Errorf("after 30 s: %+v, want none", got)
 	}
-	if got := e.echoes(paneKey{pane: "%2"}, t0); got != nil {
-		t.Errorf("other pane: %q", got)
+	if got := e.echoes(paneKey{pane: "%2"}, t0); !got.empty() {
+		t.Errorf("other pane: %+v", got)
 	}
 	// Another daemon's pane of the same id is another pane.
-	if got := e.echoes(paneKey{daemon: tmux.Identity{PID: 9}, pane: "%1"}, t0.Add(9*time.Second)); got != nil {
-		t.Errorf("other daemon: %q", got)
+	if got := e.echoes(paneKey{daemon: tmux.Identity{PID: 9}, pane: "%1"}, t0.Add(9*time.Second)); !got.empty() {
+		t.Errorf("other daemon: %+v", got)
+	}
+	// Submitted: no longer pending.
+	var e2 echoStore
+	e2.typed(k, []echoInput{{text: "new"}}, t0)
+	e2.typed(k, []echoInput{{key: "Enter"}}, t0.Add(time.Second))
+	if got := e2.echoes(k, t0.Add(2*time.Second)); got.pending != "" || !slices.Contains(got.all, "new") {
+		t.Errorf("after Enter: %+v", got)
 	}
 }
 
@@ -78,7 +85,7 @@ func TestEchoBounded(t *testing.T) {
 		e.typed(k, []echoInput{{text: strings.Repeat("x", i+1)}, {key: "Enter"}}, t0)
 	}
 	e.typed(k, []echoInput{{text: strings.Repeat("y", 10000)}}, t0)
-	got := e.echoes(k, t0)
+	got := e.echoes(k, t0).all
 	if len(got) > echoMax+1 {
 		t.Errorf("%d echoes kept", len(got))
 	}
@@ -96,32 +103,44 @@ func TestEchoBounded(t *testing.T) {
 }
 
 func TestStripEcho(t *testing.T) {
+	const long = "echo abcdefghijabcdefghijabcdefghij LONGMARK"
 	cases := []struct {
 		line    string
 		echoes  []string
+		pending string
 		partial bool
 		want    string
 	}{
-		{"$ echo MARKER", []string{"echo MARKER"}, false, "$ "},
-		{"$ echo MARKER   ", []string{"echo MARKER"}, false, "$ "},
-		{"MARKER", []string{"echo MARKER"}, false, "MARKER"},
-		{"echo MARKER", []string{"echo MARKER"}, false, ""},
-		{"o MARKER", []string{"echo MARKER", "o MARKER"}, true, ""},
-		{"make: Nothing to be done", []string{"make"}, false, "make: Nothing to be done"},
-		{"xecho MARKER", []string{"echo MARKER"}, false, "xecho MARKER"},
-		{"$ echo MAR", []string{"echo MARKER"}, true, "$ "},
-		{"$ echo MAR", []string{"echo MARKER"}, false, "$ echo MAR"},
-		{"$ sleep 100^C", []string{"sleep 100", "sleep 100^C"}, false, "$ "},
-		{"$ a; echo b", []string{"echo b", "a; echo b"}, false, "$ "},
-		{"", []string{"x"}, false, ""},
-		{"result DONE", nil, false, "result DONE"},
-		{"$ é", []string{"é"}, false, "$ "},
+		{"$ echo MARKER", []string{"echo MARKER"}, "", false, "$ "},
+		{"$ echo MARKER   ", []string{"echo MARKER"}, "", false, "$ "},
+		{"MARKER", []string{"echo MARKER"}, "", false, "MARKER"},
+		{"echo MARKER", []string{"echo MARKER"}, "", false, ""},
+		{"o MARKER", []string{"echo MARKER", "o MARKER"}, "", true, ""},
+		{"make: Nothing to be done", []string{"make"}, "", false, "make: Nothing to be done"},
+		{"xecho MARKER", []string{"echo MARKER"}, "", false, "xecho MARKER"},
+		{"$ echo MAR", []string{"echo MARKER"}, "", true, "$ "},
+		{"$ echo MAR", []string{"echo MARKER"}, "", false, "$ echo MAR"},
+		{"$ echo MAR", []string{"echo MARKER"}, "echo MARKER", false, "$ "},
+		{"$ sleep 100^C", []string{"sleep 100", "sleep 100^C"}, "", false, "$ "},
+		{"$ a; echo b", []string{"echo b", "a; echo b"}, "", false, "$ "},
+		{"", []string{"x"}, "", false, ""},
+		{"result DONE", nil, "", false, "result DONE"},
+		{"$ é", []string{"é"}, "", false, "$ "},
+		// The last row of a wrapped (zsh) or scrolled (mksh) long line: cut inside a word.
+		{"defghijabcdefghij LONGMARK", []string{long}, "", false, ""},
+		// The output of that echo is cut at a word boundary: it stays.
+		{"abcdefghijabcdefghijabcdefghij LONGMARK", []string{long}, "", false, "abcdefghijabcdefghijabcdefghij LONGMARK"},
+		// While pending, any piece of the line is echo (fish draws rows of its own).
+		{"abcdefghijabcdefghij ", []string{long}, long, false, ""},
+		{"LONGMARK", []string{long}, long, false, ""},
+		{"LONGMARK", []string{long}, "", false, "LONGMARK"},
+		{"other output", []string{long}, long, false, "other output"},
 	}
 	for _, tc := range cases {
-		e := slices.Clone(tc.echoes)
-		sortByLenDesc(e)
-		if got := stripEcho(tc.line, e, tc.partial); got != tc.want {
-			t.Errorf("stripEcho(%q, %q, %v) = %q, want %q", tc.line, tc.echoes, tc.partial, got, tc.want)
+		es := echoSet{all: slices.Clone(tc.echoes), pending: tc.pending}
+		sortByLenDesc(es.all)
+		if got := stripEcho(tc.line, es, tc.partial); got != tc.want {
+			t.Errorf("stripEcho(%q, %q, pending %q, %v) = %q, want %q", tc.line, tc.echoes, tc.pending, tc.partial, got, tc.want)
 		}
 	}
 }
@@ -130,7 +149,7 @@ func FuzzStripEcho(f *testing.F) {
 	f.Add("$ echo MARKER", "echo MARKER", true)
 	f.Add("ééé", "é", false)
 	f.Fuzz(func(t *testing.T, line, echo string, partial bool) {
-		got := stripEcho(line, []string{echo}, partial)
+		got := stripEcho(line, echoSet{all: []string{echo}, pending: echo}, partial)
 		if !strings.HasPrefix(line, got) {
 			t.Fatalf("stripEcho(%q, %q) = %q: not a prefix of the line", line, echo, got)
 		}

@@ -183,7 +183,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	if cur != nil {
 		off = cur.Off
 	}
-	m := &waitMatcher{pats: pats, stops: stops, echoes: func() []string { return c.srv.state.echo.echoes(key, time.Now()) }}
+	m := &waitMatcher{pats: pats, stops: stops, echoes: func() echoSet { return c.srv.state.echo.echoes(key, time.Now()) }}
 	if len(pats) > 0 {
 		if screen, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", paneID}); err == nil {
 			out.MatchedAtEntry = m.onScreen(screen[0])
@@ -317,15 +317,19 @@ func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regex
 // waitMatcher turns stream bytes into lines, removes our echo and checks stop, then patterns.
 type waitMatcher struct {
 	pats, stops []*regexp.Regexp
-	echoes      func() []string
+	echoes      func() echoSet
 
 	f           stream.Filter
 	alt         altScreen
+	redraw      bool // a reverse index was seen since the last LF
+	lastESC     bool // the last byte fed was ESC
 	lastPartial string
 	saw         bool
 	tailLines   []string
 	partial     string
 }
+
+var reverseIndex = []byte("\x1bM")
 
 // decision is a finished wait: its outcome, the pattern index, the lines shown, and the stream
 // offset just after the deciding line.
@@ -364,9 +368,22 @@ func (m *waitMatcher) feed(data []byte, base int64) decision {
 		base += int64(len(seg))
 		m.alt.scan(seg)
 		m.f.Write(seg)
+		// A line ended after a reverse index (ESC M) was drawn by a line editor moving its
+		// cursor (fish draws the rows of a long typed line so): while we typed, it is echo.
+		if bytes.Contains(seg, reverseIndex) || m.lastESC && len(seg) > 0 && seg[0] == 'M' {
+			m.redraw = true
+		}
+		m.lastESC = seg[len(seg)-1] == 0x1b
+		redraw := m.redraw && !echoes.empty()
+		if seg[len(seg)-1] == '\n' {
+			m.redraw = false
+		}
 		for _, line := range m.f.Lines() {
 			m.addTail(line)
 			m.partial, m.lastPartial = "", ""
+			if redraw {
+				continue
+			}
 			if d := m.check(line, echoes, false, &anyLines); d.outcome != "" {
 				d.off = base
 				return d
@@ -389,7 +406,7 @@ func (m *waitMatcher) feed(data []byte, base int64) decision {
 
 // check matches one line. With patterns null, a line with new text is collected in anyLines
 // (the decision comes once the whole chunk was read).
-func (m *waitMatcher) check(line string, echoes []string, partial bool, anyLines *[]string) decision {
+func (m *waitMatcher) check(line string, echoes echoSet, partial bool, anyLines *[]string) decision {
 	clean := stripEcho(line, echoes, partial)
 	if strings.TrimSpace(clean) == "" {
 		return decision{}
