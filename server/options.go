@@ -478,4 +478,3 @@ func showHook(ctx context.Context, c *Call, in *showHookIn) (hooksOut, error) {
 	out.Entries = kept
 	return out, nil
 }
-
