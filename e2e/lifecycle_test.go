@@ -3,10 +3,10 @@ package e2e
 import (
 	"fmt"
 	"os/exec"
-	"syscall"
-	"time"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // paneX is a pane with the fields the lifecycle tests look at.
