@@ -1,0 +1,34 @@
+package stream
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+)
+
+func TestDbgPause(t *testing.T) {
+	f := newFixture(t, HubOptions{PauseAfter: 1})
+	var stall atomic.Bool
+	var maxAge atomic.Int64
+	var n atomic.Int64
+	f.onOutput = func(o control.Output) {
+		n.Add(1)
+		if o.Age > maxAge.Load() {
+			maxAge.Store(o.Age)
+		}
+		if stall.CompareAndSwap(true, false) {
+			t.Logf("stall start, ext=%v", o.Extended)
+			time.Sleep(3000 * time.Millisecond)
+			t.Logf("stall end")
+		}
+	}
+	defer f.hub.Listen(func(_ string, n control.Notification) { t.Logf("notif %q", n.Raw) })()
+	sess, pane := f.srv.NewSession("s")
+	w := f.watch(sess, pane)
+	stall.Store(true)
+	f.srv.Tmux("send-keys", "-t", pane, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000; echo END", "Enter")
+	time.Sleep(6 * time.Second)
+	t.Logf("outputs %d maxAge %d end %d", n.Load(), maxAge.Load(), w.Offset())
+}
