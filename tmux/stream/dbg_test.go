@@ -18,7 +18,7 @@ func TestDbgPause(t *testing.T) {
 		if o.Age > maxAge.Load() {
 			maxAge.Store(o.Age)
 		}
-		if stall.CompareAndSwap(true, false) {
+		if n.Load() == 50 && stall.CompareAndSwap(true, false) {
 			t.Logf("stall start, ext=%v", o.Extended)
 			time.Sleep(3000 * time.Millisecond)
 			t.Logf("stall end")
