@@ -1,6 +1,7 @@
 package shellrun
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -168,7 +169,7 @@ func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 	if c.body != anyBody && string(p.Body) != c.body {
 		t.Errorf("%s: body %q, want %q; output:\n%s", sh.name, p.Body, c.body, r.out)
 	}
-	if strings.Contains(string(r.out), "hijacked") {
+	if hijackedRE.Match(r.out) {
 		t.Errorf("%s: a user printf interfered:\n%s", sh.name, r.out)
 	}
 	want := c.status
@@ -183,3 +184,45 @@ func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 	}
 	checkAfter(t, sh, r, want)
 }
+
+// interactiveCases run with the shell reading its input from stdin as an
+// interactive shell (-i): history expansion, alias expansion and zsh's
+// interactive comment rules are on, as in a pane.
+var interactiveCases = map[string]bool{
+	"status7": true, "exit7": true, "errexit": true, "cd": true, "multiline": true, "heredoc": true,
+	"quotes": true, "substitution": true, "unicode": true, "tabs": true, "no-newline": true,
+	"comment": true, "comment-multi": true, "syntax-quote": true, "syntax-close": true, "bang": true,
+	"printf-function": true, "trap-exit": true, "stderr": true,
+}
+
+func TestFramingInteractive(t *testing.T) {
+	for _, sh := range allShells() {
+		t.Run(sh.name, func(t *testing.T) {
+			need(t, sh)
+			t.Parallel()
+			for _, mode := range []runMode{viaScript, viaInline} {
+				for _, c := range framingCases {
+					if !c.appliesTo(sh) || !interactiveCases[c.name] {
+						continue
+					}
+					t.Run(mode.String()+"/"+c.name, func(t *testing.T) {
+						r := frame(t, sh, mode, c.preludeFor(sh), c.commandFor(sh), true)
+						checkRun(t, sh, mode, c, r)
+					})
+				}
+			}
+			// Aliases are expanded in interactive shells without any option.
+			if sh.fam == POSIX {
+				t.Run("alias", func(t *testing.T) {
+					c := framingCase{name: "alias", cmd: "echo ok", status: 0, body: "ok"}
+					r := frame(t, sh, viaScript, "alias printf='echo hijacked' command='echo hijacked'", c.cmd, true)
+					checkRun(t, sh, viaScript, c, r)
+				})
+			}
+		})
+	}
+}
+
+// hijackedRE matches output of a user's printf stand-in (not the echo of its
+// definition, which interactive shells print back).
+var hijackedRE = regexp.MustCompile(`(?m)(^|[#$>] )hijacked`)

@@ -161,7 +161,7 @@ func frame(t *testing.T, sh shell, mode runMode, prelude, command string, intera
 	r.parsed = Parse(r.out, r.id)
 	if r.parsed.Done {
 		rest := string(r.out[r.parsed.End:])
-		if m := regexp.MustCompile(`(?m)^AFTER:[^\n]*`).FindString(rest); m != "" {
+		if m := regexp.MustCompile(`AFTER:[0-9]+:[^\n]*`).FindString(rest); m != "" {
 			r.after = m
 		}
 	}

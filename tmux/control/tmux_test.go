@@ -43,6 +43,10 @@ func startTmux(tb testing.TB) *privateTmux {
 	tm.env = append(tm.env, "HOME="+dir)
 	tb.Cleanup(func() {
 		exec.Command("tmux", "-S", tm.sock, "kill-server").Run()
+		if os.Getenv("DEBUGTMUX") != "" && tb.Failed() {
+			tb.Logf("kept %s", dir)
+			return
+		}
 		os.RemoveAll(dir)
 	})
 	if out, err := tm.command("new-session", "-d", "-s", "s", "-x", "80", "-y", "24",
@@ -63,7 +67,12 @@ func (tm *privateTmux) command(args ...string) *exec.Cmd {
 // closes it and waits for the process.
 func (tm *privateTmux) attach(tb testing.TB, opts Options) *Conn {
 	tb.Helper()
-	cmd := tm.command("-C", "attach", "-t", "s")
+	args := []string{"-C", "attach", "-t", "s"}
+	if os.Getenv("DEBUGTMUX") != "" {
+		args = append([]string{"-vv"}, args...)
+	}
+	cmd := tm.command(args...)
+	cmd.Dir = tm.dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)

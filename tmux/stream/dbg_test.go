@@ -31,4 +31,9 @@ func TestDbgPause(t *testing.T) {
 	f.srv.Tmux("send-keys", "-t", pane, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000; echo END", "Enter")
 	time.Sleep(6 * time.Second)
 	t.Logf("outputs %d maxAge %d end %d", n.Load(), maxAge.Load(), w.Offset())
+	t.Logf("screen: %q", f.srv.Tmux("capture-pane", "-p", "-t", pane))
+	f.srv.Tmux("send-keys", "-t", pane, "echo hello", "Enter")
+	time.Sleep(2 * time.Second)
+	t.Logf("outputs %d maxAge %d end %d", n.Load(), maxAge.Load(), w.Offset())
+	t.Logf("screen: %q", f.srv.Tmux("capture-pane", "-p", "-t", pane))
 }
