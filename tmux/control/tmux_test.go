@@ -49,8 +49,12 @@ func startTmux(tb testing.TB) *privateTmux {
 		}
 		os.RemoveAll(dir)
 	})
-	if out, err := tm.command("new-session", "-d", "-s", "s", "-x", "80", "-y", "24",
-		"bash --noprofile --norc").CombinedOutput(); err != nil {
+	pre := []string{}
+	if os.Getenv("DEBUGTMUX") != "" {
+		pre = append(pre, "-vv")
+	}
+	if out, err := tm.command(append(pre, "new-session", "-d", "-s", "s", "-x", "80", "-y", "24",
+		"bash --noprofile --norc")...).CombinedOutput(); err != nil {
 		tb.Fatalf("new-session: %v: %s", err, out)
 	}
 	return tm
@@ -60,6 +64,7 @@ func startTmux(tb testing.TB) *privateTmux {
 func (tm *privateTmux) command(args ...string) *exec.Cmd {
 	cmd := exec.Command("tmux", append([]string{"-S", tm.sock, "-f", tm.cfg}, args...)...)
 	cmd.Env = tm.env
+	cmd.Dir = tm.dir
 	return cmd
 }
 

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"os"
+	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,4 +38,8 @@ func TestDbgPause(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	t.Logf("outputs %d maxAge %d end %d", n.Load(), maxAge.Load(), w.Offset())
 	t.Logf("screen: %q", f.srv.Tmux("capture-pane", "-p", "-t", pane))
+	if w.Offset() < 3000000 {
+		pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+		t.Logf("clients: %s", f.srv.Tmux("list-clients", "-F", "#{client_name} #{client_flags} #{client_written} #{client_discarded}"))
+	}
 }
