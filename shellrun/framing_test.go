@@ -176,6 +176,9 @@ func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 	if c.body != anyBody && string(p.Body) != c.body {
 		t.Errorf("%s: body %q, want %q; output:\n%s", sh.name, p.Body, c.body, r.out)
 	}
+	if r.path != "" && SourcingFailed(r.out, r.path) {
+		t.Errorf("%s: SourcingFailed is true for a run that read its script:\n%s", sh.name, r.out)
+	}
 	if hijackedRE.Match(r.out) {
 		t.Errorf("%s: a user printf interfered:\n%s", sh.name, r.out)
 	}

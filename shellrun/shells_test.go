@@ -34,7 +34,13 @@ var posixShells = []shell{
 
 var fishShell = shell{"fish", Fish, []string{"fish", "--no-config"}}
 
-func allShells() []shell { return append(append([]shell{}, posixShells...), fishShell) }
+// allShells lists the shells to test in; -short keeps one per family.
+func allShells() []shell {
+	if testing.Short() {
+		return []shell{posixShells[2], fishShell}
+	}
+	return append(append([]shell{}, posixShells...), fishShell)
+}
 
 // need skips the test when sh's program is not installed.
 func need(t *testing.T, sh shell) {

@@ -279,6 +279,22 @@ func TestRealNotificationsAndExit(t *testing.T) {
 	t.Logf("Err() = %v", c.Err())
 }
 
+func TestRealAttachFailure(t *testing.T) {
+	tm := startTmux(t)
+	c := tm.attachTo(t, "nosuch", Options{})
+	// Sent at once; tmux would run it before the failing attach if it were
+	// not held.
+	_, err := c.Do(ctxT(t), []string{"display-message", "-p", "x"})
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "attach failed: can't find session: nosuch") {
+		t.Fatalf("Do = %v", err)
+	}
+	select {
+	case <-c.Ready():
+		t.Fatal("Ready closed after a failed attach")
+	default:
+	}
+}
+
 func BenchmarkDoRealTmux(b *testing.B) {
 	tm := startTmux(b)
 	c := tm.attach(b, Options{})

@@ -68,11 +68,25 @@ func (tm *privateTmux) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// attach starts `tmux -C attach -t s` and a Conn over its pipes; cleanup
-// closes it and waits for the process.
+// attach starts `tmux -C attach -t s` and a Conn over its pipes and makes
+// one round trip; cleanup closes it and waits for the process.
 func (tm *privateTmux) attach(tb testing.TB, opts Options) *Conn {
 	tb.Helper()
-	args := []string{"-C", "attach", "-t", "s"}
+	c := tm.attachTo(tb, "s", opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Do(ctx, []string{"display-message", "-p", "ready"}); err != nil {
+		tb.Fatalf("control client not ready: %v", err)
+	}
+	return c
+}
+
+// attachTo starts `tmux -C attach -t session` and a Conn over its pipes.
+// With DEBUGTMUX set in the environment, tmux logs (-vv) into the test's
+// directory, which is kept when the test fails.
+func (tm *privateTmux) attachTo(tb testing.TB, session string, opts Options) *Conn {
+	tb.Helper()
+	args := []string{"-C", "attach", "-t", session}
 	if os.Getenv("DEBUGTMUX") != "" {
 		args = append([]string{"-vv"}, args...)
 	}
@@ -99,11 +113,5 @@ func (tm *privateTmux) attach(tb testing.TB, opts Options) *Conn {
 		}
 		cmd.Wait()
 	})
-	// The first reply proves the attach is done.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := c.Do(ctx, []string{"display-message", "-p", "ready"}); err != nil {
-		tb.Fatalf("control client not ready: %v", err)
-	}
 	return c
 }

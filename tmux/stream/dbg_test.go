@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"os/exec"
 	"os"
 	"runtime/pprof"
 	"sync/atomic"
@@ -27,7 +28,15 @@ func TestDbgPause(t *testing.T) {
 		}
 	}
 	defer f.hub.Listen(func(_ string, n control.Notification) { t.Logf("notif %q", n.Raw) })()
-	sess, pane := f.srv.NewSession("s")
+	os.MkdirAll("/tmp/probe/logs", 0o755)
+	c := exec.Command("sh", "-c", "ulimit -c unlimited; exec tmux -S \"$0\" -f \"$1\" new-session -d -s s -x 80 -y 24 bash --noprofile --norc", f.srv.Socket, f.srv.Conf)
+	c.Env = f.srv.Env
+	c.Dir = "/tmp/probe/logs"
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	sess, pane := "$0", "%0"
+	f.srv.WaitPrompt(pane)
 	w := f.watch(sess, pane)
 	stall.Store(true)
 	f.srv.Tmux("send-keys", "-t", pane, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000; echo END", "Enter")
