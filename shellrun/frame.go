@@ -6,10 +6,10 @@ import "strings"
 // the wrapper's subshell (POSIX) or block scope (fish, set -l); the fish
 // SIGINT handler is a global function erased at the end of the run.
 const (
-	varOpts    = "__tmx_o"
-	varStatus  = "__tmx_s"
-	varFish    = "__tmx_f"
-	fnInterrup = "__tmx_int"
+	varOpts     = "__tmx_o"
+	varStatus   = "__tmx_s"
+	varFish     = "__tmx_f"
+	fnInterrupt = "__tmx_int"
 )
 
 // markers returns the printf statements (format strings of octal escapes)
@@ -56,13 +56,13 @@ func fishFrame(id, cmdArg string, withReturn bool) []string {
 	s := []string{
 		"begin",
 		// An observed SIGINT does not cancel the running block.
-		"function " + fnInterrup + " --on-signal INT; end",
+		"function " + fnInterrupt + " --on-signal INT; end",
 		"set -l " + varFish + " (status fish-path 2>/dev/null); or set " + varFish + " fish",
 		start,
 		"$" + varFish + " --no-config --init-command " +
-			fishQuote("function "+fnInterrup+" --on-signal INT; exit 130; end") + " -c " + cmdArg,
+			fishQuote("function "+fnInterrupt+" --on-signal INT; exit 130; end") + " -c " + cmdArg,
 		"set -l " + varStatus + " $status",
-		"functions -e " + fnInterrup,
+		"functions -e " + fnInterrupt,
 		end,
 	}
 	if withReturn {

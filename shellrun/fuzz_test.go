@@ -2,6 +2,8 @@ package shellrun
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +27,12 @@ var parseSeeds = []string{
 func FuzzParse(f *testing.F) {
 	for _, s := range parseSeeds {
 		f.Add(mk(s), uint16(0))
+	}
+	files, _ := filepath.Glob("testdata/raw-*.out")
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b, uint16(len(b)/2))
+		}
 	}
 	f.Fuzz(func(t *testing.T, out []byte, cut uint16) {
 		s := parse(out, tid)
