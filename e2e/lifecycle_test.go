@@ -179,8 +179,8 @@ func TestPaneTitleClearCopyMode(t *testing.T) {
 		t.Errorf("screen after clear:\n%s", s)
 	}
 
-	c.Tmx.Tmux("send-keys", "-t", p, "seq 1 200", "Enter")
-	c.Tmx.WaitFor(p, func(s string) bool { return strings.Contains(s, "200") })
+	c.Tmx.Tmux("send-keys", "-t", p, "seq 1 200 | sed s/^/n/", "Enter")
+	c.Tmx.WaitFor(p, func(s string) bool { return strings.Contains(s, "n200") })
 	c.OK("enter_copy_mode", map[string]any{"pane_id": p, "scroll_up": 50}, &got)
 	if !got.PaneInMode {
 		t.Fatalf("enter_copy_mode: not in mode: %+v", got)
