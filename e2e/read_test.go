@@ -359,8 +359,34 @@ func TestCaptureSince(t *testing.T) {
 	_ = sid
 }
 
-// TestCaptureSinceLostStream: a cursor whose stream is gone (the connection behind it was
-// closed) reports lines_missed and hands out a new cursor.
+// TestCaptureSinceOverflow: more output than the stream's buffer holds between two reads is
+// reported as lines_missed; the newest lines are there.
+func TestCaptureSinceOverflow(t *testing.T) {
+	c := start(t)
+	_, p := c.Tmx.NewSession("flood")
+	var first sinceOut
+	c.OK("capture_since", map[string]any{"pane_id": p, "wait_ms": 5000}, &first) // no cursor: returns at once
+	if first.ElapsedSeconds > 2 {
+		t.Errorf("wait_ms without a cursor waited %.1fs", first.ElapsedSeconds)
+	}
+	c.Tmx.Tmux("send-keys", "-t", p, "seq 1 250000; echo flood-done", "Enter") // ~1.6 MB, the ring holds 1 MiB
+	c.Tmx.WaitFor(p, func(s string) bool { return strings.Contains(s, "\nflood-done\n") })
+	var r sinceOut
+	c.OK("capture_since", map[string]any{"cursor": first.Cursor, "max_lines": 3}, &r)
+	if !r.LinesMissed || !r.Truncated || len(r.Lines) != 3 || r.Lines[1] != "flood-done" {
+		t.Errorf("overflow: missed %v truncated %v lines %q", r.LinesMissed, r.Truncated, r.Lines)
+	}
+	// Reading on from there misses nothing.
+	c.Tmx.Tmux("send-keys", "-t", p, "echo after", "Enter")
+	c.Tmx.WaitFor(p, func(s string) bool { return strings.Contains(s, "\nafter\n") })
+	var r2 sinceOut
+	c.OK("capture_since", map[string]any{"cursor": r.Cursor}, &r2)
+	if r2.LinesMissed || !contains(r2.Lines, "after") {
+		t.Errorf("after the overflow: %+v", r2)
+	}
+}
+
+// TestCaptureSinceOtherServer: a cursor of a tmux server that was restarted is refused.
 func TestCaptureSinceOtherServer(t *testing.T) {
 	c := start(t)
 	_, p := c.Tmx.NewSession("a")

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // cursor is a reader's position in a pane's live stream, handed to clients as an opaque,
@@ -54,6 +56,12 @@ func paneNumber(id string) (uint32, bool) {
 	}
 	v, err := strconv.ParseUint(n, 10, 32)
 	return uint32(v), err == nil
+}
+
+// newCursor is the position off in stream generation gen of pane p on daemon id.
+func newCursor(id tmux.Identity, p tmux.Pane, gen uint64, off int64) cursor {
+	num, _ := paneNumber(p.PaneID)
+	return cursor{Pane: num, DaemonPID: uint32(id.PID), DaemonStart: id.StartTime, PanePID: uint32(p.PanePID), Gen: gen, Offset: off}
 }
 
 // PaneID returns the cursor's pane id.

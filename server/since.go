@@ -108,10 +108,7 @@ func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
 // output was missed. It waits up to wait for new output when there is none.
 func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor, wait time.Duration) (CaptureSinceOut, error) {
 	key := paneKey{daemon: id, pane: p.PaneID}
-	num, _ := paneNumber(p.PaneID)
-	mk := func(gen uint64, off int64) string {
-		return cursor{Pane: num, DaemonPID: uint32(id.PID), DaemonStart: id.StartTime, PanePID: uint32(p.PanePID), Gen: gen, Offset: off}.encode()
-	}
+	mk := func(gen uint64, off int64) string { return newCursor(id, p, gen, off).encode() }
 	for attempt := 0; ; attempt++ {
 		e, err := s.read.live.acquire(ctx, ts, key)
 		if err != nil {
