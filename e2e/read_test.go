@@ -784,6 +784,12 @@ func TestBadInputRead(t *testing.T) {
 		{"search_panes", map[string]any{}, "pattern"},
 		{"pipe_pane", map[string]any{"output_path": ""}, "empty"},
 		{"pipe_pane", map[string]any{"output_path": "/tmp/x.log", "pane_id": "x"}, "not a pane id"},
+		{"pipe_pane", map[string]any{"output_path": "/tmp/" + strings.Repeat("x", 5000)}, "at most 4096"},
+		{"search_panes", map[string]any{"pattern": strings.Repeat("a", 1<<20), "regex": true}, "at most"},
+		{"display_message", map[string]any{"format_string": "a\x00b"}, "NUL"},
+		{"display_message", map[string]any{"format_string": strings.Repeat("#", 1<<20)}, "at most"},
+		{"capture_since", map[string]any{"cursor": strings.Repeat("A", 1<<20)}, "cursor"},
+		{"capture_pane", map[string]any{"pane_id": "%0", "end": 1.5}, "end"},
 	}
 	for _, tc := range cases {
 		msg := c.Fail(tc.tool, tc.args)

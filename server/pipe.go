@@ -213,6 +213,8 @@ func (s *Server) pipePath(p string) (string, error) {
 		return "", fail("Give a file path to log to, or pass output_path=null to stop logging.", "output_path is empty")
 	case strings.ContainsRune(p, 0):
 		return "", fail("Give a file path without NUL bytes.", "output_path contains a NUL byte")
+	case len(p) > 4096:
+		return "", fail("Give a shorter path.", "output_path is %d bytes long; at most 4096 are taken", len(p))
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -317,6 +317,9 @@ type ResultOut struct {
 // modifiers, which expand an option's value (which may hold a job) as a format.
 func checkFormat(f string) error {
 	hint := "Use plain #{variable} formats; run commands with run_shell_command instead."
+	if len(f) > maxPattern {
+		return fail("Pass a shorter format.", "format_string is %d bytes long; at most %d are taken", len(f), maxPattern)
+	}
 	if strings.Contains(f, "#(") {
 		return fail(hint, "format_string contains #( (a tmux shell job), which display_message refuses")
 	}

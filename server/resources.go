@@ -235,6 +235,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, invalidURI(uri, err)
 	}
+	if u.socket != nil {
+		s.ensureTopology(u.socket)
+	}
 	c := &Call{srv: s}
 	v, err := c.resourceValue(ctx, u)
 	if err != nil {

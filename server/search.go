@@ -46,6 +46,9 @@ type SearchOut struct {
 	Limit             *int        `json:"limit"`
 }
 
+// maxPattern bounds a search pattern (a regular expression's program grows with it).
+const maxPattern = 64 << 10
+
 // captureBatch is how many capture-pane commands go in one command list.
 const captureBatch = 64
 
@@ -53,6 +56,9 @@ const captureBatch = 64
 func compilePattern(pattern string, isRegex, matchCase bool) (func(string) bool, error) {
 	if pattern == "" {
 		return nil, fail("Pass the text to look for.", "pattern is empty")
+	}
+	if len(pattern) > maxPattern {
+		return nil, fail("Search for a shorter pattern.", "pattern is %d bytes long; at most %d are taken", len(pattern), maxPattern)
 	}
 	if !isRegex {
 		if matchCase {

@@ -54,6 +54,7 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 		}
 		return err
 	}
+	s.ensureTopology(u.socket)
 	s.read.subs.add(req.Session, uri, func(ctx context.Context) { s.pumpUpdates(ctx, ts, u.pane, uri) })
 	return nil
 }
