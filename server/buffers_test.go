@@ -22,9 +22,9 @@ func TestTailLines(t *testing.T) {
 		{"only", n(1), "only", 0},
 	}
 	for _, tt := range tests {
-		got, cut := tailLines(tt.in, tt.max)
+		got, cut := tailText(tt.in, tt.max)
 		if got != tt.want || cut != tt.cut {
-			t.Errorf("tailLines(%q, %v) = %q, %d; want %q, %d", tt.in, tt.max, got, cut, tt.want, tt.cut)
+			t.Errorf("tailText(%q, %v) = %q, %d; want %q, %d", tt.in, tt.max, got, cut, tt.want, tt.cut)
 		}
 	}
 }
@@ -37,7 +37,7 @@ func FuzzTailLines(f *testing.F) {
 		if max < 1 {
 			max = 1
 		}
-		got, cut := tailLines(s, &max)
+		got, cut := tailText(s, &max)
 		if !strings.HasSuffix(s, got) {
 			t.Fatalf("not a tail: %q of %q", got, s)
 		}
