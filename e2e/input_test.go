@@ -130,14 +130,14 @@ func TestSendKeysDeadPane(t *testing.T) {
 			t.Errorf("%s into a dead pane: %s", tc.tool, msg)
 		}
 	}
-	var out batchResult
+	var out keysBatchResult
 	c.OK("send_keys_batch", map[string]any{"operations": []any{map[string]any{"pane_id": other, "keys": "x"}}}, &out)
 	if out.Failed != 1 || out.Results[0].Error == nil || !strings.Contains(*out.Results[0].Error, "respawn_pane") {
 		t.Errorf("batch into a dead pane: %+v", out)
 	}
 }
 
-type batchResult struct {
+type keysBatchResult struct {
 	Results []struct {
 		Index          int     `json:"index"`
 		PaneID         *string `json:"pane_id"`
@@ -161,7 +161,7 @@ func TestSendKeysBatch(t *testing.T) {
 		map[string]any{"pane_id": p2, "keys": "Shift+Tab"},
 		map[string]any{"pane_id": p1, "keys": "echo three-$((3))"},
 	}
-	var out batchResult
+	var out keysBatchResult
 	c.OK("send_keys_batch", map[string]any{"operations": ops}, &out)
 	if out.Succeeded != 1 || out.Failed != 1 || out.StoppedAt == nil || *out.StoppedAt != 1 || len(out.Results) != 2 {
 		t.Fatalf("stop: %+v", out)
@@ -234,7 +234,7 @@ func TestSendKeysBatchTimeout(t *testing.T) {
 		map[string]any{"pane_id": p1, "keys": "echo c"},
 	}
 	begin := time.Now()
-	var out batchResult
+	var out keysBatchResult
 	// Should the call hang, SIGQUIT makes the server print its goroutines into the test log.
 	dbg := time.AfterFunc(8*time.Second, func() { c.cmd.Process.Signal(syscall.SIGQUIT) })
 	c.OK("send_keys_batch", map[string]any{"operations": ops, "timeout": 0.5, "on_error": "continue"}, &out)
@@ -327,7 +327,7 @@ func TestInputCallerPane(t *testing.T) {
 			t.Errorf("%s into the caller's pane: %s", tc.tool, msg)
 		}
 	}
-	var out batchResult
+	var out keysBatchResult
 	c.OK("send_keys_batch", map[string]any{"on_error": "continue", "operations": []any{
 		map[string]any{"pane_id": mine, "keys": "echo x"},
 		map[string]any{"pane_id": other, "keys": "echo fine-$((1))"},

@@ -43,9 +43,9 @@ func inputTools() []*Tool {
 
 // Limits of the input tools.
 const (
-	maxKeysBytes  = 64 << 10 // send_keys: longer text goes through paste_text
-	maxPasteBytes = 1 << 20
-	maxBatchOps   = 64
+	maxKeysBytes    = 64 << 10 // send_keys: longer text goes through paste_text
+	maxPasteBytes   = 1 << 20
+	maxKeysBatchOps = 64
 )
 
 // interruptKeys may be sent to a pane reserved by a run: they are how to stop it.
@@ -77,7 +77,7 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt bool) (paneK
 }
 
 // checkText refuses what a terminal cannot receive or a call should not carry.
-func checkText(arg, s string, limit int, hint string) error {
+func checkInputText(arg, s string, limit int, hint string) error {
 	if len(s) > limit {
 		return fail(hint, "%s is %d bytes long; at most %d are allowed", arg, len(s), limit)
 	}
@@ -96,7 +96,7 @@ type keysSend struct {
 
 // prepareKeys validates keys before any target is resolved.
 func prepareKeys(keys string, enter, literal, suppress bool) (keysSend, error) {
-	if err := checkText("keys", keys, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
+	if err := checkInputText("keys", keys, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
 		return keysSend{}, err
 	}
 	plan, err := planKeys(keys, literal)
@@ -268,7 +268,7 @@ type sendKeysBatchOut struct {
 func batchOperations(s *jsonschema.Schema) {
 	p := prop(s, "operations")
 	p.Types, p.Type = nil, "array"
-	one, most := 1, maxBatchOps
+	one, most := 1, maxKeysBatchOps
 	p.MinItems, p.MaxItems = &one, &most
 	row := p.Items
 	for name, dflt := range map[string]bool{"enter": true, "literal": false, "suppress_history": false} {
@@ -368,7 +368,7 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 	if in.Text == "" {
 		return pasteTextOut{}, fail("Pass the text to paste.", "text is empty")
 	}
-	if err := checkText("text", in.Text, maxPasteBytes, "Write long text to a file instead (or paste it in parts)."); err != nil {
+	if err := checkInputText("text", in.Text, maxPasteBytes, "Write long text to a file instead (or paste it in parts)."); err != nil {
 		return pasteTextOut{}, err
 	}
 	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)

@@ -282,7 +282,14 @@ func planKeys(keys string, literal bool) (keyPlan, error) {
 		}
 	}
 	if lookalikesOnly && len(bad) > 0 {
-		return keyPlan{}, fail(validKeyForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(len(bad)))
+		n := len(bad)
+		if len(bad) > 5 {
+			bad = append(bad[:5], fmt.Sprintf("and %d more", n-5))
+		}
+		for i, b := range bad {
+			bad[i] = truncate(b, 80)
+		}
+		return keyPlan{}, fail(validKeyForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(n))
 	}
 	return keyPlan{text: keys}, nil
 }

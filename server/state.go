@@ -16,7 +16,6 @@ type state struct {
 	buffers  map[*tmux.Server]map[string]bool
 
 	echo     echoStore    // what the input tools typed, so wait_for_text skips its echo (echo.go)
-	watches  watchKeeper  // pane streams kept between waits, for wait cursors (waitcursor.go)
 	channels channelWaits // wait-for clients listening for wait_for_channel (channels.go)
 }
 

@@ -29,7 +29,7 @@ func waitTools() []*Tool {
 				"Only output printed after the call starts (or after cursor) can match: text already on screen is reported as " +
 				"matched_at_entry, never as a match, and the echo of what this server typed (send_keys, paste_text) is ignored. " +
 				"Woken by tmux's output notifications, never by polling: wait, do not poll with repeated captures. " +
-				"Returns a cursor; pass it to the next wait_for_text to continue exactly where this one stopped.",
+				"Returns a cursor; pass it to the next wait_for_text (or capture_since) to continue exactly where this one stopped.",
 			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false),
 				describeProp("patterns", "Texts to wait for (any one matches, within one line); null waits for any new output."),
 				describeProp("stop", "Texts that end the wait early with outcome stopped (e.g. an error message); checked before patterns."))},
@@ -54,6 +54,8 @@ func describeProp(name, desc string) schemaEdit {
 	return func(s *jsonschema.Schema) { prop(s, name).Description = desc }
 }
 
+const waitCursorHint = "Pass a cursor exactly as wait_for_text or capture_since returned it, or omit cursor to wait for output from now on."
+
 // Limits of wait_for_text.
 const (
 	maxPatterns    = 64
@@ -73,7 +75,7 @@ type waitForTextIn struct {
 	PaneTarget
 	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait at most; clamped to the server's wait ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS)."`
 	MatchCase bool    `json:"match_case,omitempty" jsonschema:"Match case exactly; false ignores case."`
-	Cursor    *string `json:"cursor,omitempty" jsonschema:"A cursor from a previous wait_for_text: only output printed after it counts, output printed between the calls included. Without pane arguments the cursor's pane is used."`
+	Cursor    *string `json:"cursor,omitempty" jsonschema:"A cursor from an earlier wait_for_text or capture_since: only output printed after it counts, output printed between the calls included. Without pane arguments the cursor's pane is used."`
 	Socket
 }
 
@@ -88,8 +90,8 @@ type waitForTextOut struct {
 	PaneID           string   `json:"pane_id"`
 	ElapsedSeconds   float64  `json:"elapsed_seconds"`
 	EffectiveTimeout float64  `json:"effective_timeout" jsonschema:"the timeout used, in seconds, after clamping to the wait ceiling"`
-	Cursor           string   `json:"cursor" jsonschema:"resume point: pass it to the next wait_for_text to see only what follows (kept for 60 s after the call)"`
-	MissedBytes      int64    `json:"missed_bytes" jsonschema:"output lost before it could be read (the pane printed faster than the stream buffer holds); 0 normally"`
+	Cursor           string   `json:"cursor" jsonschema:"resume point: pass it to the next wait_for_text (or capture_since) to see only what follows this call's last line"`
+	LinesMissed      bool     `json:"lines_missed" jsonschema:"output may have been lost: the pane printed more than the stream buffer holds, or the cursor's stream was closed (the wait then started at the call); false normally"`
 }
 
 // Outcomes of wait_for_text.
@@ -117,16 +119,17 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	}
 	eff := c.srv.clampWait(seconds(in.Timeout))
 
-	var cur *waitCursor
+	var cur *cursor
 	pt := in.PaneTarget
 	if in.Cursor != nil {
-		wc, err := parseWaitCursor(*in.Cursor)
+		k, err := decodeCursor(*in.Cursor)
 		if err != nil {
-			return waitForTextOut{}, err
+			return waitForTextOut{}, fail(waitCursorHint, "cursor: %v", err)
 		}
-		cur = &wc
+		cur = &k
 		if pt.PaneID == nil && pt.WindowID == nil && pt.SessionID == nil && pt.SessionName == nil {
-			pt.PaneID = &wc.Pane
+			id := cur.PaneID()
+			pt.PaneID = &id
 		}
 	}
 	t, err := c.pane(ctx, pt, in.SocketName)
@@ -138,19 +141,10 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	if err != nil {
 		return waitForTextOut{}, err
 	}
-	var streamID uint64
 	if cur != nil {
-		switch {
-		case cur.PID != id.PID || cur.Start != id.StartTime:
-			return waitForTextOut{}, fmt.Errorf("the cursor comes from an earlier tmux server on this socket: %w", tmux.ErrServerRestarted)
-		case cur.Pane != paneID:
-			return waitForTextOut{}, fail("Omit the pane arguments to use the cursor's pane, or omit cursor to wait on "+paneID+".",
-				"the cursor belongs to pane %s, not to pane %s", cur.Pane, paneID)
-		case cur.PanePID != t.pane.PanePID:
-			return waitForTextOut{}, fail("Omit cursor to wait for the new process's output from now on.",
-				"pane %s was respawned since the cursor was issued (process %d, now %d)", paneID, cur.PanePID, t.pane.PanePID)
+		if err := checkCursor(*cur, id, t.pane); err != nil {
+			return waitForTextOut{}, err
 		}
-		streamID = cur.Stream
 	}
 	out := waitForTextOut{PaneID: paneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}
 	finish := func() (waitForTextOut, error) {
@@ -163,25 +157,31 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		return finish()
 	}
 
+	// The pane's stream is shared with capture_since and kept open between calls, so a
+	// cursor of either tool resumes it.
 	key := paneKey{daemon: id, pane: paneID}
-	kw, err := c.srv.state.watches.acquire(ctx, t.ts, key, streamID)
-	if errors.Is(err, errCursorExpired) {
-		return waitForTextOut{}, fail("Omit cursor to wait for output from now on (what was printed since the cursor is not available).",
-			"the cursor has expired: a pane's stream is kept for %s after a wait", keepFor)
-	}
+	live := &c.srv.read.live
+	e, err := live.acquire(ctx, t.ts, key)
 	if err != nil {
-		return waitForTextOut{}, fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w", paneID, err)
+		return waitForTextOut{}, fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w: %w", paneID, errNoStream, err)
 	}
 	defer func() {
-		if kw != nil {
-			c.srv.state.watches.release(kw)
+		if e != nil {
+			live.release(e)
 		}
 	}()
 	// The offset first, then the screen: nothing printed after the offset escapes the stream,
 	// and what the screen shows now can only be "matched at entry".
-	off := kw.w.Offset()
+	w := e.Watch()
+	off := w.Offset()
 	if cur != nil {
-		off = cur.Off
+		if cur.Gen == e.gen {
+			off = cur.Offset
+		} else {
+			// The cursor's stream was closed (idle too long, or its connection was reopened):
+			// what the pane printed since the cursor cannot be seen; the wait starts now.
+			out.LinesMissed = true
+		}
 	}
 	m := &waitMatcher{pats: pats, stops: stops, echoes: func() echoSet { return c.srv.state.echo.echoes(key, time.Now()) }}
 	if len(pats) > 0 {
@@ -200,15 +200,17 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		tick = tk.C
 	}
 	mint := func() {
-		out.Cursor = waitCursor{PID: id.PID, Start: id.StartTime, Pane: paneID, PanePID: t.pane.PanePID, Stream: kw.id, Off: off}.String()
+		out.Cursor = newCursor(id, t.pane, e.gen, off).encode()
 		out.Tail = m.tail()
 		out.SawNewOutput = m.saw
 	}
 	rewatch := 0
 	for {
-		changed := kw.w.Changed() // before the read: a write after it closes this channel
-		data, next, missed, rerr := kw.w.Read(off, waitReadChunk)
-		out.MissedBytes += missed
+		changed := w.Changed() // before the read: a write after it closes this channel
+		data, next, missed, rerr := w.Read(off, waitReadChunk)
+		if missed > 0 || len(data) > 0 && w.Gaps(off+missed, next) > 0 {
+			out.LinesMissed = true
+		}
 		if len(data) > 0 {
 			d := m.feed(data, off+missed)
 			off = next
@@ -222,20 +224,29 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		}
 		if rerr != nil {
 			switch {
-			case errors.Is(rerr, stream.ErrSessionGone) && rewatch < waitRewatchMax:
-				// The stream's session was destroyed but the pane lives on in another one.
+			case errors.Is(rerr, stream.ErrOffsetAhead):
+				return waitForTextOut{}, fail(waitCursorHint, "cursor: its position lies beyond the pane's output")
+			case errors.Is(rerr, stream.ErrPaneGone), errors.Is(rerr, stream.ErrServerGone):
+				out.Outcome = outPaneDied
+				mint()
+				return finish()
+			case rewatch < waitRewatchMax:
+				// The stream ended for another reason (its session was destroyed while the
+				// pane lives on in another one, its connection closed): follow a new one.
 				rewatch++
-				c.srv.state.watches.release(kw)
-				if kw, err = c.srv.state.watches.acquire(ctx, t.ts, key, 0); err != nil {
-					kw = nil
+				live.drop(e)
+				live.release(e)
+				if e, err = live.acquire(ctx, t.ts, key); err != nil {
+					e = nil
 					out.Outcome = outPaneDied
+					out.Tail, out.SawNewOutput = m.tail(), m.saw
 					return finish()
 				}
-				off = kw.w.Offset()
+				w = e.Watch()
+				off = w.Offset()
+				out.LinesMissed = true
 				continue
-			case errors.Is(rerr, stream.ErrOffsetAhead), errors.Is(rerr, stream.ErrOffsetNegative):
-				return waitForTextOut{}, fail(cursorHint, "the cursor points beyond the pane's stream")
-			default: // pane gone, server gone, hub closed
+			default:
 				out.Outcome = outPaneDied
 				mint()
 				return finish()
@@ -254,10 +265,26 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			if m.alt.seen {
 				out.Outcome = outAltScreen
 			}
+			// tmux announces no pane that dies under remain-on-exit (unless it is its
+			// window's active pane): one look at the deadline tells a dead pane from a quiet one.
+			if paneDead(context.WithoutCancel(ctx), t.ts, paneID) {
+				out.Outcome = outPaneDied
+			}
 			mint()
 			return finish()
 		}
 	}
+}
+
+// paneDead reports whether the pane is dead (remain-on-exit) or gone, asking tmux once.
+func paneDead(ctx context.Context, ts *tmux.Server, pane string) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{pane_dead}"})
+	if err != nil {
+		return errors.Is(err, tmux.ErrNotFound)
+	}
+	return len(out) == 1 && len(out[0]) == 1 && out[0][0] == "1"
 }
 
 func seconds(s float64) time.Duration {

@@ -154,31 +154,3 @@ func TestBoundLines(t *testing.T) {
 		t.Errorf("byte bound: %d lines", len(got))
 	}
 }
-
-func TestWaitCursorRoundTrip(t *testing.T) {
-	c := waitCursor{PID: 42, Start: 1700000000, Pane: "%3", PanePID: 99, Stream: 7, Off: 12345}
-	got, err := parseWaitCursor(c.String())
-	if err != nil || got != c {
-		t.Fatalf("round trip: %+v, %v", got, err)
-	}
-	s := c.String()
-	// The same payload with another offset, under the old signature: a forged cursor.
-	forged := waitCursor{PID: 42, Start: 1700000000, Pane: "%3", PanePID: 99, Stream: 7, Off: 1}.String()
-	forged = forged[:strings.LastIndexByte(forged, '.')] + s[strings.LastIndexByte(s, '.'):]
-	for _, bad := range []string{"", "wt1.", "wt1.x.y", forged, "wt2." + s[4:], strings.Replace(s, ".", "", 1), s + "xy"} {
-		if _, err := parseWaitCursor(bad); err == nil {
-			t.Errorf("accepted %q", bad)
-		}
-	}
-}
-
-func FuzzParseWaitCursor(f *testing.F) {
-	f.Add(waitCursor{PID: 1, Pane: "%1", Stream: 1}.String())
-	f.Add("wt1.e30.AAAA")
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := parseWaitCursor(s)
-		if err == nil && (c.Pane == "" || c.Off < 0) {
-			t.Fatalf("accepted an invalid cursor %q: %+v", s, c)
-		}
-	})
-}
