@@ -540,3 +540,25 @@ func TestWaitForTextEchoShells(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitForTextCursorSharedWithCaptureSince: the two tools read the same cursors.
+func TestWaitForTextCursorSharedWithCaptureSince(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	var cs struct {
+		Cursor string   `json:"cursor"`
+		Lines  []string `json:"lines"`
+	}
+	c.OK("capture_since", map[string]any{"pane_id": pane}, &cs)
+	c.Tmx.Tmux("send-keys", "-t", pane, "echo first-$((1)); echo second-$((2))", "Enter")
+	screenHas(c, pane, "second-2\n")
+	var r waitResult
+	c.OK("wait_for_text", map[string]any{"cursor": cs.Cursor, "patterns": []string{"first-1"}, "timeout": 2}, &r)
+	if !r.Found || r.LinesMissed {
+		t.Fatalf("wait_for_text from a capture_since cursor: %+v", r)
+	}
+	c.OK("capture_since", map[string]any{"cursor": r.Cursor}, &cs)
+	if !slices.Contains(cs.Lines, "second-2") || slices.Contains(cs.Lines, "first-1") {
+		t.Errorf("capture_since from a wait_for_text cursor: %q", cs.Lines)
+	}
+}
