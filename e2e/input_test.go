@@ -341,6 +341,12 @@ func TestInputCallerPane(t *testing.T) {
 	if s := tmx.Tmux("capture-pane", "-p", "-t", mine); strings.Contains(s, "echo") {
 		t.Errorf("the caller's pane received input:\n%s", s)
 	}
+	// Inside this tmux server but without TMUX_PANE: the server cannot tell its own pane, so
+	// it refuses input everywhere on that server.
+	unsure := startOn(t, tmx, fmt.Sprintf("TMUX=%s,%s,%s", tmx.Socket, pid, strings.TrimPrefix(sid, "$")))
+	if msg := unsure.Fail("send_keys", map[string]any{"pane_id": other, "keys": "echo x"}); !strings.Contains(msg, "cannot tell which pane") {
+		t.Errorf("unsure: %s", msg)
+	}
 }
 
 func TestInputBadInput(t *testing.T) {

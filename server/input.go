@@ -60,9 +60,15 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt bool) (paneK
 		return paneKey{}, fail("Restart it with respawn_pane, or pick another pane (list_panes).",
 			"pane %s is dead: its program exited, so it cannot take input", p.PaneID)
 	}
-	if cp := c.callerPane(ctx, t.ts); cp != "" && cp == p.PaneID {
-		return paneKey{}, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
-			"pane %s is the pane this MCP server runs in; typing into it would type into the client that is talking to this server", p.PaneID)
+	// When unsure (inside this tmux server, but TMUX_PANE unset), refuse like the other guards.
+	if pl := c.callerPlace(ctx, t.ts, nil); pl.on {
+		switch pl.pane {
+		case p.PaneID:
+			return paneKey{}, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
+				"pane %s is the pane this MCP server runs in; typing into it would type into the client that is talking to this server", p.PaneID)
+		case "":
+			return paneKey{}, fail(selfHint, "refusing to type into pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", p.PaneID)
+		}
 	}
 	id, err := t.ts.Identity(ctx)
 	if err != nil {
@@ -361,7 +367,7 @@ type pasteTextOut struct {
 func privateBufferName(logical string) string {
 	b := make([]byte, 16)
 	rand.Read(b)
-	return "libtmux_mcp_" + hex.EncodeToString(b) + "_" + logical
+	return bufferPrefix + hex.EncodeToString(b) + "_" + logical
 }
 
 func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, error) {
