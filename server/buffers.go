@@ -170,7 +170,7 @@ func showBuffer(ctx context.Context, c *Call, in *showBufferIn) (bufferContent, 
 		return bufferContent{}, missingBuffer(err, in.BufferName)
 	}
 	out := bufferContent{BufferName: in.BufferName}
-	content, cutLines := tailBufferLines(string(raw), in.MaxLines)
+	content, cutLines := tailText(string(raw), in.MaxLines)
 	out.ContentTruncatedLines = cutLines
 	out.ContentTruncatedBytes = dropped + int64(len(raw)-len(content))
 	if len(content) > maxBufferResult {
@@ -189,9 +189,9 @@ func showBuffer(ctx context.Context, c *Call, in *showBufferIn) (bufferContent, 
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// tailBufferLines keeps the last max lines of s (a final newline ends the last line, it does not
+// tailText keeps the last max lines of s (a final newline ends the last line, it does not
 // start another) and returns how many lines it cut.
-func tailBufferLines(s string, max *int) (string, int) {
+func tailText(s string, max *int) (string, int) {
 	if max == nil {
 		return s, 0
 	}

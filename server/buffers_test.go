@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestTailBufferLines(t *testing.T) {
+func TestTailLines(t *testing.T) {
 	n := func(v int) *int { return &v }
 	tests := []struct {
 		in   string
@@ -22,14 +22,14 @@ func TestTailBufferLines(t *testing.T) {
 		{"only", n(1), "only", 0},
 	}
 	for _, tt := range tests {
-		got, cut := tailBufferLines(tt.in, tt.max)
+		got, cut := tailText(tt.in, tt.max)
 		if got != tt.want || cut != tt.cut {
-			t.Errorf("tailBufferLines(%q, %v) = %q, %d; want %q, %d", tt.in, tt.max, got, cut, tt.want, tt.cut)
+			t.Errorf("tailText(%q, %v) = %q, %d; want %q, %d", tt.in, tt.max, got, cut, tt.want, tt.cut)
 		}
 	}
 }
 
-func FuzzTailBufferLines(f *testing.F) {
+func FuzzTailLines(f *testing.F) {
 	f.Add("a\nb\nc\n", 2)
 	f.Add("", 1)
 	f.Add("\n\n", 1)
@@ -37,7 +37,7 @@ func FuzzTailBufferLines(f *testing.F) {
 		if max < 1 {
 			max = 1
 		}
-		got, cut := tailBufferLines(s, &max)
+		got, cut := tailText(s, &max)
 		if !strings.HasSuffix(s, got) {
 			t.Fatalf("not a tail: %q of %q", got, s)
 		}
