@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tmux-mcp/tmux-mcp/runner"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -14,6 +15,7 @@ type state struct {
 	mu       sync.Mutex
 	reserved map[paneKey]string // pane -> what holds it (e.g. `run_shell_command "make"`)
 	buffers  map[*tmux.Server]map[string]bool
+	runs     *runner.Runner // run_shell_command and run_command: the wrapper scripts' directory
 }
 
 // paneKey names a pane on one daemon: a restarted server reuses pane ids.
@@ -23,7 +25,7 @@ type paneKey struct {
 }
 
 func newState() *state {
-	return &state{reserved: map[paneKey]string{}, buffers: map[*tmux.Server]map[string]bool{}}
+	return &state{reserved: map[paneKey]string{}, buffers: map[*tmux.Server]map[string]bool{}, runs: runner.New()}
 }
 
 // reserve takes a pane for a run; it fails naming the holder when the pane is taken.
@@ -73,6 +75,7 @@ func (st *state) cleanup(ctx context.Context, s *Server) {
 	bufs := st.buffers
 	st.buffers = map[*tmux.Server]map[string]bool{}
 	st.mu.Unlock()
+	st.runs.Close()
 	for ts, names := range bufs {
 		for name := range names {
 			ts.Exec(ctx, []string{"delete-buffer", "-b", name})
