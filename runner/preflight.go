@@ -17,6 +17,7 @@ const (
 	InMode                     // copy mode or another mode
 	Watched                    // a terminal client has it on screen; force never overrides
 	Caller                     // the pane this server runs in, without force
+	Busy                       // reserved by an unfinished run of this server
 	NotShell                   // the foreground program is not a supported shell
 )
 
@@ -26,6 +27,7 @@ type Refusal struct {
 	Pane    string
 	Program string // the foreground program (NotShell)
 	Mode    string // the pane's mode (InMode), when known
+	Holder  string // what reserves the pane (Busy)
 }
 
 func (r *Refusal) Error() string {
@@ -43,6 +45,8 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("pane %s is on a person's screen (a terminal client shows it); commands are never typed into a watched pane, even with force", r.Pane)
 	case Caller:
 		return fmt.Sprintf("pane %s is the pane this MCP server runs in", r.Pane)
+	case Busy:
+		return fmt.Sprintf("pane %s is busy: %s is still running in it", r.Pane, r.Holder)
 	case NotShell:
 		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
 	}
@@ -53,11 +57,14 @@ func (r *Refusal) Error() string {
 type Guard struct {
 	CallerPane string // the pane this server runs in on that tmux server, "" when none
 	Force      bool   // allow CallerPane (never a watched pane)
+	// Busy, when set, says whether the pane is reserved by an unfinished run, and by what. It
+	// is asked before the foreground program is judged: a run's own command is not a shell.
+	Busy func(paneID string) (holder string, busy bool)
 }
 
 // Check is the preflight of engine.md §3.1 on a snapshot holding panes and clients: the pane
 // exists and is alive, is not in a mode, is not watched by a terminal client, is not the caller's
-// pane unless forced, and runs a supported shell in the foreground. It returns the pane and its
+// pane unless forced, is not reserved (Guard.Busy), and runs a supported shell in the foreground. It returns the pane and its
 // shell family, or a *Refusal. Reservations are the caller's to check.
 func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, shellrun.Family, error) {
 	p, ok := snap.Pane(paneID)
@@ -73,6 +80,11 @@ func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, shellrun.Fam
 		return p, 0, &Refusal{Reason: Watched, Pane: paneID}
 	case g.CallerPane != "" && g.CallerPane == paneID && !g.Force:
 		return p, 0, &Refusal{Reason: Caller, Pane: paneID}
+	}
+	if g.Busy != nil {
+		if h, busy := g.Busy(paneID); busy {
+			return p, 0, &Refusal{Reason: Busy, Pane: paneID, Holder: h}
+		}
 	}
 	fam, ok := shellrun.FamilyOf(p.PaneCurrentCommand)
 	if !ok {

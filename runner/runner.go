@@ -168,12 +168,18 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		release()
 		return res, err
 	}
+	script = stripSelfRemoval(script)
 	hub, err := ts.Hub()
 	if err != nil {
 		release()
 		return res, err
 	}
 	w, err := hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, stream.ErrHubClosed) {
+		// A failed attach is retried once: it can be transient (the session's connection
+		// was being set up or torn down).
+		w, err = hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
+	}
 	if err != nil {
 		release()
 		return res, fmt.Errorf("watching pane %s: %w", req.Pane.PaneID, err)
@@ -241,6 +247,7 @@ type run struct {
 	ended     error // the stream's end reason
 	inlined   bool  // the wrapper was typed inline (the shell could not read the file)
 	rewatched bool
+	removed   bool // the script file was removed
 }
 
 // send types line and Enter in one command list (one round trip). It is not interrupted by
@@ -294,6 +301,11 @@ func (x *run) pump() bool {
 			x.gaps += x.w.Gaps(x.off, next)
 			x.off = next
 			x.col.feed(data)
+			if x.col.started && !x.removed {
+				// The shell has the file open: it no longer needs its name.
+				x.removed = true
+				os.Remove(x.path)
+			}
 			if x.col.done {
 				return true
 			}
@@ -355,4 +367,19 @@ func onceFunc(f func()) func() {
 		return func() {}
 	}
 	return sync.OnceFunc(f)
+}
+
+// stripSelfRemoval drops the wrapper's first statement when it is the removal of its own file
+// (`command rm -f -- <path>`); the runner removes the file itself once the start marker shows
+// that the shell has opened it. Workaround: that rm is a fork and exec in the pane before the
+// frame starts, which costs as much as the rest of the wrapper, and a Ctrl-C that lands on it
+// aborts the sourced script (no end marker ever comes, so the pane would stay reserved).
+func stripSelfRemoval(script string) string {
+	if !strings.HasPrefix(script, "command rm -f -- ") {
+		return script
+	}
+	if i := strings.IndexByte(script, '\n'); i >= 0 {
+		return script[i+1:]
+	}
+	return script
 }

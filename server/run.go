@@ -97,7 +97,8 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if err != nil {
 		return p, res, err
 	}
-	p, fam, err := runner.Check(snap, p.PaneID, runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force})
+	busy := func(pane string) (string, bool) { return c.srv.state.holder(paneKey{daemon: ident, pane: pane}) }
+	p, fam, err := runner.Check(snap, p.PaneID, runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, Busy: busy})
 	if err != nil {
 		return p, res, refusal(a.tool, err)
 	}
@@ -135,6 +136,8 @@ func refusal(tool string, err error) error {
 		} else {
 			hint = "Use another pane (split_window creates one); run_shell_command can write here with force=true."
 		}
+	case runner.Busy:
+		hint = busyHint
 	case runner.NotShell:
 		hint = "Drive the program with send_keys and read it with capture_pane, or run the command in a pane that shows a shell prompt (split_window creates one)."
 	}

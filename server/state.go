@@ -28,12 +28,15 @@ func newState() *state {
 	return &state{reserved: map[paneKey]string{}, buffers: map[*tmux.Server]map[string]bool{}, runs: runner.New()}
 }
 
+// busyHint says what to do about a pane reserved by an unfinished run.
+const busyHint = "Wait for it with wait_for_text, or interrupt it with send_keys keys=\"C-c\" enter=false, then try again."
+
 // reserve takes a pane for a run; it fails naming the holder when the pane is taken.
 func (st *state) reserve(k paneKey, holder string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if h, ok := st.reserved[k]; ok {
-		return fail("Wait for it with wait_for_text, or interrupt it with send_keys keys=\"C-c\" enter=false, then try again.",
+		return fail(busyHint,
 			"pane %s is busy: %s is still running in it", k.pane, h)
 	}
 	st.reserved[k] = holder
