@@ -22,6 +22,7 @@ type collector struct {
 	lostStart bool   // the start marker fell out of the ring: the body starts partway
 	missedPre bool   // bytes were missed before the start marker was found
 	pre       []byte // output before the start marker line (the echo of the typed line)
+	preScan   int    // pre[:preScan] holds no (beginning of a) complete end marker
 	body      []byte // output after the start marker line
 	scan      int    // body[:scan] holds no (beginning of an) end marker
 
@@ -37,11 +38,17 @@ func newCollector(id string, window int) *collector {
 	return &collector{id: id, window: max(window, 4*overlap)}
 }
 
-// missed records that the stream dropped bytes before the next chunk.
+// missed records that the stream dropped bytes (or tmux discarded some) before the next chunk.
 func (c *collector) missed() {
 	if !c.started {
 		c.missedPre = true
 	}
+}
+
+// resetPre forgets what came before the start marker (a sourcing error, before the wrapper
+// is typed again inline).
+func (c *collector) resetPre() {
+	c.pre, c.preScan = c.pre[:0], 0
 }
 
 // feed adds the next chunk of the pane's output.
@@ -66,31 +73,47 @@ func (c *collector) feed(p []byte) {
 // as body.
 func (c *collector) findStart() bool {
 	tok := []byte(c.id + "_S")
-	if i := bytes.Index(c.pre, tok); i >= 0 {
-		j := bytes.IndexByte(c.pre[i:], '\n')
-		if j < 0 {
-			return false // the rest of the marker line is still to come
+	for from := 0; ; {
+		i := bytes.Index(c.pre[from:], tok)
+		if i < 0 {
+			break
 		}
-		c.started = true
-		c.body = append([]byte(nil), c.pre[i+j+1:]...)
-		c.pre = nil
-		return true
+		at := from + i + len(tok)
+		switch n := lineEnd(c.pre[at:]); {
+		case n == 0:
+			return false // the rest of the marker line is still to come
+		case n > 0:
+			c.started = true
+			c.body = append([]byte(nil), c.pre[at+n:]...)
+			c.pre = nil
+			return true
+		}
+		from = at // not a marker line: something else follows the token
 	}
-	if c.missedPre {
+	// Without its start, an end marker still ends the run: the start must have been lost
+	// (the stream dropped bytes), and waiting on would hold the pane forever.
+	endTok := []byte(c.id + "_E ")
+	if c.missedPre || bytes.Contains(c.pre[c.preScan:], endTok) && shellrun.Parse(c.pre, c.id).Done {
 		c.started, c.lostStart = true, true
 		c.body, c.pre = c.pre, nil
 		return true
 	}
+	c.preScan = max(0, len(c.pre)-overlap) // a marker may still be completing
 	if over := len(c.pre) - c.window; over > 0 {
 		// Not our output (the shell has not run our line yet): keep only the newest bytes.
 		n := copy(c.pre, c.pre[over:])
 		c.pre = c.pre[:n]
+		c.preScan = max(0, c.preScan-over)
 	}
 	return false
 }
 
 // scanEnd looks for the end marker in the bytes not yet scanned.
 func (c *collector) scanEnd() {
+	if !bytes.Contains(c.body[c.scan:], []byte(c.id+"_E ")) {
+		c.scan = max(0, len(c.body)-overlap)
+		return
+	}
 	p := shellrun.Parse(c.body[c.scan:], c.id)
 	if p.Done {
 		c.done, c.status = true, p.Status
@@ -108,6 +131,8 @@ func (c *collector) trim() {
 	limit := c.window
 	if c.discard {
 		limit = 0
+	} else if len(c.body) <= c.window+c.window/2 {
+		return // cut in batches: each cut moves the whole window
 	}
 	cut := len(c.body) - limit
 	if cut <= 0 {
@@ -138,4 +163,44 @@ func (c *collector) output() []byte {
 	}
 	p := shellrun.Parse(c.body[c.scan:], c.id)
 	return c.body[:c.scan+len(p.Body)]
+}
+
+// lineEnd reports how the start marker's line ends in b (what follows the token): the length
+// up to and including its LF when only CR, blanks and escape sequences come before it, 0 when
+// b ends before that is known, -1 when something else follows (not a marker line).
+func lineEnd(b []byte) int {
+	for j := 0; j < len(b); {
+		switch c := b[j]; {
+		case c == '\n':
+			return j + 1
+		case c == '\r' || c == ' ' || c == '\t':
+			j++
+		case c == 0x1b:
+			n := escLen(b[j:])
+			if n == 0 {
+				return 0
+			}
+			j += n
+		default:
+			return -1
+		}
+	}
+	return 0
+}
+
+// escLen is the length of the escape sequence at the start of b (CSI or a two-byte ESC
+// sequence), 0 when b ends inside it.
+func escLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	if b[1] != '[' {
+		return 2
+	}
+	for i := 2; i < len(b); i++ {
+		if b[i] >= 0x40 && b[i] <= 0x7e {
+			return i + 1
+		}
+	}
+	return 0
 }

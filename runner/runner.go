@@ -23,7 +23,8 @@ const (
 	MaxLines        = 10000
 	// readChunk bounds one read from the stream, so a flood is processed in steps.
 	readChunk = 256 << 10
-	// bodyWindow bounds the raw output a run keeps while it waits: twice the largest result.
+	// bodyWindow bounds the raw output a run keeps while it waits (up to 1.5 times this, as it
+	// cuts in batches): twice the largest result.
 	bodyWindow = 2 << 20
 )
 
@@ -298,7 +299,10 @@ func (x *run) pump() bool {
 			x.col.missed()
 		}
 		if len(data) > 0 {
-			x.gaps += x.w.Gaps(x.off, next)
+			if g := x.w.Gaps(x.off, next); g > 0 {
+				x.gaps += g
+				x.col.missed()
+			}
 			x.off = next
 			x.col.feed(data)
 			if x.col.started && !x.removed {
@@ -334,7 +338,7 @@ func (x *run) maybeInline(ctx context.Context) {
 	if x.req.History {
 		line = strings.TrimLeft(line, " ")
 	}
-	x.col.pre = x.col.pre[:0]
+	x.col.resetPre() // the error message is not output
 	_ = x.send(ctx, line)
 }
 
