@@ -30,9 +30,12 @@ const deadSubscription = "tmux-mcp-pane-dead"
 // HubOptions configure a Hub.
 type HubOptions struct {
 	// Dial opens a control connection attached to the session sessionID
-	// (normally `tmux -C attach -t <id>`), passing opts to control.NewConn.
-	// ctx bounds only the attach: the connection must outlive it (do not
-	// tie the process to ctx). Required.
+	// (normally `tmux -C attach -t <id>`), passing opts to control.NewConn
+	// unchanged: the Hub learns that the attach has finished from the
+	// %session-changed notification tmux sends then (commands that run
+	// earlier fail with "no current client"), so Dial may return before
+	// it. ctx bounds only the attach: the connection must outlive it (do
+	// not tie the process to ctx). Required.
 	Dial func(ctx context.Context, sessionID string, opts control.Options) (*control.Conn, error)
 	// Alive lists the panes that exist and are not dead. The Hub calls it
 	// after topology notifications (coalesced: a burst costs one call, off
@@ -164,6 +167,20 @@ func (h *Hub) dial(l *link) {
 		l.mu.Lock()
 		l.c = conn // callbacks may need it before the link is ready
 		l.mu.Unlock()
+		// Commands written before tmux has processed the attach run without
+		// a client ("no current client"): wait for the attach to finish.
+		select {
+		case <-l.attached:
+		case <-conn.Done():
+			err = conn.Err()
+			if err == nil {
+				err = control.ErrClosed
+			}
+		case <-ctx.Done():
+			err = fmt.Errorf("waiting for the attach: %w", ctx.Err())
+		}
+	}
+	if err == nil {
 		_, err = conn.Do(ctx,
 			[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)},
 			[]string{"refresh-client", "-B", deadSubscription + ":%*:#{pane_dead}"},

@@ -304,7 +304,9 @@ func TestHubPause(t *testing.T) {
 	w := f.watch(sess, pane)
 	start := w.Offset()
 	stall.Store(true)
-	f.srv.Tmux("send-keys", "-t", pane, "for i in $(seq 400); do echo line $i; sleep 0.01; done; printf '%s_%s\\n' PAUSE END", "Enter")
+	// A flood fills the pipe while the reader sleeps, so tmux holds blocks
+	// older than pause-after when it can write again.
+	f.srv.Tmux("send-keys", "-t", pane, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000; printf '%s_%s\\n' PAUSE END", "Enter")
 	data, _, err := collect(t, w, start, 30*time.Second, func(b []byte) bool { return bytes.Contains(b, []byte("PAUSE_END")) })
 	if err != nil || !bytes.Contains(data, []byte("PAUSE_END")) {
 		t.Fatalf("end not seen after a stall: %v, %q", err, tail(data))
