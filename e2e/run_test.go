@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // runOut is run_shell_command's structured result.
@@ -800,26 +801,79 @@ func TestRunCommandTool(t *testing.T) {
 }
 
 // TestRunLatency measures run_shell_command of `true` in a bash pane end to end through the MCP
-// client (quality.md: median <= 3 ms, p95 <= 6 ms).
+// client (quality.md: median <= 3 ms, p95 <= 6 ms), side by side with the floor the shell itself
+// sets on this machine: the same two subshells typed straight into the pane and seen back over
+// control mode. Forks are slow on loaded machines; the test checks the overhead over the floor.
 func TestRunLatency(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("lat", testtmux.Bash...)
 	c.run(pane, "true") // opens the stream connection
-	var ds []time.Duration
-	for i := 0; i < 50; i++ {
+	const n = 50
+	var runs []time.Duration
+	for i := 0; i < n; i++ {
 		began := time.Now()
 		out := c.run(pane, "true")
-		ds = append(ds, time.Since(began))
+		runs = append(runs, time.Since(began))
 		if out.status() != 0 {
 			t.Fatalf("%+v", out)
 		}
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	med, p95 := ds[len(ds)/2], ds[len(ds)*95/100]
-	t.Logf("run_shell_command true (bash), 50 calls: median %v, p95 %v, min %v, max %v", med, p95, ds[0], ds[len(ds)-1])
-	if med > 30*time.Millisecond {
-		t.Errorf("median %v: far from the 3 ms target", med)
+	floor := shellFloor(t, c.Tmx, pane, n)
+	med, p95 := quantiles(runs)
+	fmed, fp95 := quantiles(floor)
+	t.Logf("run_shell_command true (bash), %d calls: median %v, p95 %v; floor (the same subshells typed into the pane): median %v, p95 %v; overhead at the median %v",
+		n, med, p95, fmed, fp95, med-fmed)
+	// On an idle machine the floor is a few milliseconds and the overhead must stay small; on a
+	// loaded one every process hop costs a scheduler slice, so only gross regressions count.
+	limit := fmed + 5*time.Millisecond
+	if fmed > 5*time.Millisecond {
+		limit = 4*fmed + 50*time.Millisecond
 	}
+	if med > limit {
+		t.Errorf("median %v against a floor of %v: too much overhead (limit %v)", med, fmed, limit)
+	}
+}
+
+func quantiles(ds []time.Duration) (med, p95 time.Duration) {
+	s := append([]time.Duration{}, ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2], s[len(s)*95/100]
+}
+
+// shellFloor types ` ( ( : ) ); printf ...` into the pane n times and times each until its
+// output comes back on the pane's stream.
+func shellFloor(t *testing.T, tmx *testtmux.Server, pane string, n int) []time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	defer ts.Close()
+	w, err := ts.WatchPane(ctx, pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release()
+	var ds []time.Duration
+	for i := 0; i < n; i++ {
+		want := fmt.Sprintf("fl%d\r\n", i)
+		off := w.Offset()
+		began := time.Now()
+		if _, err := ts.Exec(ctx, []string{"send-keys", "-t", pane, "-l", fmt.Sprintf(" ( ( : ) ); printf '%%s%%d\\n' fl %d", i)}, []string{"send-keys", "-t", pane, "Enter"}); err != nil {
+			t.Fatal(err)
+		}
+		var seen []byte
+		for !strings.Contains(string(seen), want) {
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := w.Wait(wctx, off)
+			cancel()
+			if err != nil {
+				t.Fatalf("floor: %v after %q", err, seen)
+			}
+			data, next, _, _ := w.Read(off, 0)
+			seen, off = append(seen, data...), next
+		}
+		ds = append(ds, time.Since(began))
+	}
+	return ds
 }
 
 // spy wraps a transport and records the responses the server sends, even those of calls the
@@ -932,5 +986,35 @@ func TestRunCancelled(t *testing.T) {
 	tmx.Tmux("send-keys", "-t", pane, "C-c")
 	if out := c.runWhenFree(pane, "echo free"); out.Output != "free" {
 		t.Errorf("%+v", out)
+	}
+}
+
+// TestRunCleanupOnExit: when the client goes away mid-run, the server exits promptly and leaves
+// no script directory behind.
+func TestRunCleanupOnExit(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	_, pane := c.Tmx.NewSession("x", testtmux.Bash...)
+	out := c.run(pane, "sleep 5", "timeoutMs", 100)
+	if out.Outcome != "timed_out" {
+		t.Fatalf("%+v", out)
+	}
+	screen := c.Tmx.Tmux("capture-pane", "-p", "-t", pane)
+	i := strings.Index(screen, "/tmux-mcp-")
+	if i < 0 {
+		t.Fatalf("no script path on screen:\n%s", screen)
+	}
+	dir := screen[strings.LastIndex(screen[:i], "'")+1 : i+len("/tmux-mcp-")]
+	dir += strings.FieldsFunc(screen[i+len("/tmux-mcp-"):], func(r rune) bool { return r == '/' })[0]
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("script dir %s: %v", dir, err)
+	}
+	began := time.Now()
+	c.CS.Close()
+	if d := time.Since(began); d > time.Second {
+		t.Errorf("closing took %v", d)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("script dir %s left behind: %v", dir, err)
 	}
 }

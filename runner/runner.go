@@ -374,16 +374,15 @@ func onceFunc(f func()) func() {
 }
 
 // stripSelfRemoval drops the wrapper's first statement when it is the removal of its own file
-// (`command rm -f -- <path>`); the runner removes the file itself once the start marker shows
+// (`\command \rm -f -- <path>`); the runner removes the file itself once the start marker shows
 // that the shell has opened it. Workaround: that rm is a fork and exec in the pane before the
 // frame starts, which costs as much as the rest of the wrapper, and a Ctrl-C that lands on it
 // aborts the sourced script (no end marker ever comes, so the pane would stay reserved).
 func stripSelfRemoval(script string) string {
-	if !strings.HasPrefix(script, "command rm -f -- ") {
+	first, rest, ok := strings.Cut(script, "\n")
+	// POSIX writes `\command \rm` (no alias can interfere), fish `command rm`.
+	if !ok || !strings.HasPrefix(strings.ReplaceAll(first, `\`, ""), "command rm -f -- ") {
 		return script
 	}
-	if i := strings.IndexByte(script, '\n'); i >= 0 {
-		return script[i+1:]
-	}
-	return script
+	return rest
 }
