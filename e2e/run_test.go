@@ -320,10 +320,10 @@ func TestRunBigOutput(t *testing.T) {
 	}
 	t.Logf("10 MB: droppedLines %d, missedBytes %d, omittedBytes %d", out.DroppedLines, out.MissedBytes, out.OmittedBytes)
 
-	// More lines than fit in the result: the byte ceiling keeps the tail.
-	out = c.run(pane, "head -c 3000000 /dev/zero | tr '\\0' y | fold -w 999", "maxLines", 10000, "timeoutMs", 60000)
+	// More than fits in the result (1.5 MB): the byte ceiling keeps the tail.
+	out = c.run(pane, "head -c 1500000 /dev/zero | tr '\\0' y | fold -w 999", "maxLines", 10000, "timeoutMs", 60000)
 	if out.Outcome != "completed" || out.OutputComplete || len(out.Output) > 1_000_000 || out.OmittedBytes+out.MissedBytes == 0 && out.DroppedLines == 0 {
-		t.Errorf("3 MB at maxLines 10000: %d bytes returned, omitted %d, dropped %d, missed %d", len(out.Output), out.OmittedBytes, out.DroppedLines, out.MissedBytes)
+		t.Errorf("1.5 MB at maxLines 10000: %d bytes returned, omitted %d, dropped %d, missed %d", len(out.Output), out.OmittedBytes, out.DroppedLines, out.MissedBytes)
 	}
 	res := c.Call("run_shell_command", map[string]any{"paneId": pane, "command": "seq 1 5000", "maxLines": 10000})
 	if tx := text(res); len(tx) > 1_000_000 || !strings.HasSuffix(tx, "4999\n5000\n\n[exit 0]") {
@@ -1016,5 +1016,26 @@ func TestRunCleanupOnExit(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("script dir %s left behind: %v", dir, err)
+	}
+}
+
+// TestRunText checks the text half: the output, a blank line, then [exit N]; notices first.
+func TestRunText(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	_, pane := c.Tmx.NewSession("t", testtmux.Bash...)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"command": "echo one; echo two; exit 7"}, "one\ntwo\n\n[exit 7]"},
+		{map[string]any{"command": "exit 3"}, "[exit 3]"},
+		{map[string]any{"command": "seq 1 5", "maxLines": 2}, "[3 earlier lines not shown: only the last 2 are kept (maxLines)]\n4\n5\n\n[exit 0]"},
+	} {
+		tc.args["paneId"] = pane
+		res := c.Call("run_shell_command", tc.args)
+		if got := text(res); res.IsError || got != tc.want {
+			t.Errorf("%v: text %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }
