@@ -1,4 +1,389 @@
 package server
 
-// readTools: snapshot_pane, capture_pane, capture_since, search_panes, display_message, find_pane_by_position (not built yet).
-func readTools() []*Tool { return nil }
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// readTools: snapshot_pane, capture_pane, capture_since, search_panes, display_message,
+// find_pane_by_position.
+func readTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "snapshot_pane", Title: "Snapshot tmux Pane", Tier: policy.ReadOnly, Ann: annSEED,
+			Description: snapshotDescription, InputJSON: snapshotInputSchema, NoOutputSchema: true},
+			snapshotPane),
+		define(spec{Name: "capture_pane", Title: "Capture tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Read the text of a tmux pane: the visible screen, or a range of lines where negative numbers reach into the scrollback (start=-200 reads the last 200 history lines and the screen). Keeps the newest max_lines lines and reports what it cut. For only what is new since an earlier read, use capture_since; for cursor and mode too, snapshot_pane.",
+			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("join_wrapped", false), def("escape_sequences", false))},
+			capturePane),
+		define(spec{Name: "capture_since", Title: "Capture New tmux Pane Output", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Read only what a pane printed since a cursor. Without a cursor: the current screen and a cursor. With the cursor of an earlier call: the lines written or rewritten since, from the pane's live output (text that scrolled into the history included), and a new cursor. wait_ms > 0 (with a cursor) blocks until something new arrives, up to the wait ceiling, instead of polling. lines_missed reports output lost in between (a flood beyond the buffer, or a stream that was restarted). A cursor belongs to one pane of one tmux server; a respawned pane needs a fresh cursor.",
+			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("max_bytes", 128000), minimum("max_bytes", 1), def("wait_ms", 0), minimum("wait_ms", 0))},
+			captureSince),
+		define(spec{Name: "search_panes", Title: "Search tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Search the text of every tmux pane (or a session's panes) for a pattern: literal by default, a regular expression (RE2 syntax) with regex=true, case-insensitive unless match_case. Searches the visible screen unless content_start/content_end give a range (negative numbers reach into the scrollback, e.g. content_start=-2000). Returns the matching panes sorted by id, each with its last max_matched_lines_per_pane matching lines, paged by offset and limit; truncated and truncated_panes say what was left out.",
+			Input:       edits(def("regex", false), def("match_case", false), def("max_matched_lines_per_pane", 50), minimum("max_matched_lines_per_pane", 1), def("limit", 500), minimum("limit", 1), def("offset", 0), minimum("offset", 0))},
+			searchPanes),
+		define(spec{Name: "display_message", Title: "Expand a tmux Format", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Expand a tmux format string against a pane and return the text, e.g. '#{cursor_x} #{cursor_y}' or '#{pane_dead}'. Use it for a field no other tool reports. Shell jobs (#(...)) and the E:/T: modifiers that expand option values as formats are refused."},
+			displayMessage),
+		define(spec{Name: "find_pane_by_position", Title: "Find tmux Pane by Position", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Return the pane in a corner of a tmux window (top-left, top-right, bottom-left or bottom-right).",
+			Input:       edits(enum("corner", "top-left", "top-right", "bottom-left", "bottom-right"))},
+			findPaneByPosition),
+	}
+}
+
+// ---- shared helpers
+
+// maxLinesArg checks a nullable max_lines (null means no limit).
+func maxLinesArg(p *int) error {
+	if p != nil && *p < 1 {
+		return fail("Pass a positive max_lines, or null for every line.", "max_lines must be at least 1 (got %d)", *p)
+	}
+	return nil
+}
+
+// trimBlankTail drops the empty lines at the end of a capture (the unused rows of the screen).
+func trimBlankTail(lines []string) []string {
+	n := len(lines)
+	for n > 0 && strings.TrimRight(lines[n-1], " ") == "" {
+		n--
+	}
+	return lines[:n]
+}
+
+// tailLines keeps the last max lines (all when max is nil) and says how many it dropped.
+func tailLines(lines []string, max *int) ([]string, int) {
+	if max == nil || len(lines) <= *max {
+		return lines, 0
+	}
+	return lines[len(lines)-*max:], len(lines) - *max
+}
+
+// captureArgs builds capture-pane for one pane.
+func captureArgs(pane string, start, end *int, join, esc bool) []string {
+	args := []string{"capture-pane", "-p", "-t", pane}
+	if join {
+		args = append(args, "-J")
+	}
+	if esc {
+		args = append(args, "-e")
+	}
+	if start != nil {
+		args = append(args, "-S", strconv.Itoa(*start))
+	}
+	if end != nil {
+		args = append(args, "-E", strconv.Itoa(*end))
+	}
+	return args
+}
+
+// screenLines captures the visible screen of a pane, without its trailing blank rows.
+func screenLines(ctx context.Context, ts *tmux.Server, pane string) ([]string, error) {
+	out, err := ts.Query(ctx, captureArgs(pane, nil, nil, false, false))
+	if err != nil {
+		return nil, err
+	}
+	return trimBlankTail(out[0]), nil
+}
+
+// ---- snapshot_pane (seed 002)
+
+const snapshotDescription = "Snapshot a tmux pane: visible terminal output, cursor, mode, scroll.\n\n" +
+	"Use for terminal-contents inspection — 'what's in my pane', 'the current shell output' — not editor panes or browser viewports. " +
+	"Returns everything capture_pane and get_pane_info return, plus cursor position, copy-mode state, and scroll position — in a single call. " +
+	"Prefer this over separate capture_pane + get_pane_info calls when you need to reason about cursor location or pane mode.\n\n" +
+	"The content field is tail-preserved: when the captured pane exceeds max_lines, the oldest lines are dropped and the result is reported via " +
+	"content_truncated / content_truncated_lines fields on the returned PaneSnapshot. Pass max_lines=None to opt out of truncation entirely."
+
+// snapshotInputSchema is seed 002's input schema, verbatim.
+const snapshotInputSchema = `{
+  "additionalProperties": false,
+  "properties": {
+    "max_lines": {
+      "anyOf": [
+        {
+          "type": "integer"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": 500,
+      "description": "Maximum number of content lines to return. Defaults to\n` + "``CAPTURE_DEFAULT_MAX_LINES``" + `.\nPass ` + "``None``" + ` to return the full capture untrimmed."
+    },
+    "pane_id": {
+      "anyOf": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "description": "Pane ID (e.g. '%1')."
+    },
+    "session_id": {
+      "anyOf": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "description": "Session ID (e.g. '$1') for pane resolution."
+    },
+    "session_name": {
+      "anyOf": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "description": "Session name for pane resolution."
+    },
+    "socket_name": {
+      "anyOf": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "description": "tmux socket name."
+    },
+    "window_id": {
+      "anyOf": [
+        {
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "description": "Window ID for pane resolution."
+    }
+  },
+  "type": "object"
+}`
+
+type snapshotIn struct {
+	MaxLines *int `json:"max_lines"`
+	PaneTarget
+	Socket
+}
+
+// PaneSnapshot is a pane's metadata, screen, cursor and mode read at one instant.
+type PaneSnapshot struct {
+	PaneInfo
+	Content               string  `json:"content"`
+	ContentTruncated      bool    `json:"content_truncated"`
+	ContentTruncatedLines int     `json:"content_truncated_lines"`
+	CursorX               int     `json:"cursor_x"`
+	CursorY               int     `json:"cursor_y"`
+	PaneMode              *string `json:"pane_mode"`       // e.g. "copy-mode"; null outside a mode
+	ScrollPosition        *int    `json:"scroll_position"` // lines scrolled back in copy mode; null otherwise
+	HistorySize           int     `json:"history_size"`
+	AlternateOn           bool    `json:"alternate_on"`
+}
+
+// snapshotExtra is what snapshot_pane reads besides the pane record.
+var snapshotExtra = strings.Join([]string{"#{cursor_x}", "#{cursor_y}", "#{pane_mode}", "#{scroll_position}", "#{history_size}", "#{alternate_on}"}, tmux.Sep)
+
+func snapshotPane(ctx context.Context, c *Call, in *snapshotIn) (PaneSnapshot, error) {
+	if err := maxLinesArg(in.MaxLines); err != nil {
+		return PaneSnapshot{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneSnapshot{}, err
+	}
+	id := t.pane.PaneID
+	// One command list: the record, the screen state and the content describe one instant.
+	out, err := t.ts.Query(ctx,
+		[]string{"display-message", "-p", "-t", id, tmux.PaneFormat()},
+		[]string{"display-message", "-p", "-t", id, snapshotExtra},
+		captureArgs(id, nil, nil, false, false),
+	)
+	if err != nil {
+		return PaneSnapshot{}, err
+	}
+	if len(out) != 3 || len(out[0]) == 0 || len(out[1]) == 0 {
+		return PaneSnapshot{}, fmt.Errorf("snapshot of %s: tmux returned an incomplete reply", id)
+	}
+	p, err := tmux.ParsePane(out[0][0])
+	if err != nil {
+		return PaneSnapshot{}, fmt.Errorf("snapshot of %s: %w", id, err)
+	}
+	f := tmux.SplitFields(out[1][0], 6)
+	lines, dropped := tailLines(trimBlankTail(out[2]), in.MaxLines)
+	snap := PaneSnapshot{
+		PaneInfo:              c.paneInfo(ctx, t.ts, t.snap, p),
+		Content:               strings.Join(lines, "\n"),
+		ContentTruncated:      dropped > 0,
+		ContentTruncatedLines: dropped,
+		CursorX:               atoiOr0(f[0]),
+		CursorY:               atoiOr0(f[1]),
+		HistorySize:           atoiOr0(f[4]),
+		AlternateOn:           f[5] == "1",
+	}
+	if f[2] != "" {
+		snap.PaneMode = &f[2]
+	}
+	if n, err := strconv.Atoi(f[3]); err == nil && f[3] != "" {
+		snap.ScrollPosition = &n
+	}
+	return snap, nil
+}
+
+func atoiOr0(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// ---- capture_pane
+
+type capturePaneIn struct {
+	PaneTarget
+	Start           *int `json:"start,omitempty" jsonschema:"First line to capture: 0 is the top of the visible screen, negative numbers reach into the scrollback (-100 = 100 lines back). Null: the top of the screen."`
+	End             *int `json:"end,omitempty" jsonschema:"Last line to capture, numbered like start. Null: the bottom of the screen."`
+	MaxLines        *int `json:"max_lines,omitempty" jsonschema:"Keep at most this many lines, the newest; null keeps every line."`
+	JoinWrapped     bool `json:"join_wrapped,omitempty" jsonschema:"Join lines the terminal wrapped into one line each."`
+	EscapeSequences bool `json:"escape_sequences,omitempty" jsonschema:"Include the escape sequences of colours and text attributes."`
+	Socket
+}
+
+// CaptureOut is a pane's captured text.
+type CaptureOut struct {
+	PaneID                string `json:"pane_id"`
+	Content               string `json:"content"`
+	ContentTruncated      bool   `json:"content_truncated"`
+	ContentTruncatedLines int    `json:"content_truncated_lines" jsonschema:"how many of the oldest lines were left out"`
+}
+
+func capturePane(ctx context.Context, c *Call, in *capturePaneIn) (CaptureOut, error) {
+	if err := maxLinesArg(in.MaxLines); err != nil {
+		return CaptureOut{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return CaptureOut{}, err
+	}
+	id := t.pane.PaneID
+	out, err := t.ts.Query(ctx, captureArgs(id, in.Start, in.End, in.JoinWrapped, in.EscapeSequences))
+	if err != nil {
+		return CaptureOut{}, err
+	}
+	lines := trimBlankTail(out[0])
+	if in.JoinWrapped && !in.EscapeSequences {
+		// -J keeps the trailing spaces of every line; they carry nothing.
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ")
+		}
+	}
+	lines, dropped := tailLines(lines, in.MaxLines)
+	return CaptureOut{PaneID: id, Content: strings.Join(lines, "\n"), ContentTruncated: dropped > 0, ContentTruncatedLines: dropped}, nil
+}
+
+// ---- display_message
+
+type displayMessageIn struct {
+	FormatString string `json:"format_string" jsonschema:"tmux format to expand, e.g. '#{cursor_x} #{cursor_y}' or '#{pane_current_command}'."`
+	PaneTarget
+	Socket
+}
+
+// ResultOut is a tool's one-string result.
+type ResultOut struct {
+	Result string `json:"result"`
+}
+
+// checkFormat refuses formats that would run shell commands: #( jobs, and the E: and T:
+// modifiers, which expand an option's value (which may hold a job) as a format.
+func checkFormat(f string) error {
+	hint := "Use plain #{variable} formats; run commands with run_shell_command instead."
+	if len(f) > maxPattern {
+		return fail("Pass a shorter format.", "format_string is %d bytes long; at most %d are taken", len(f), maxPattern)
+	}
+	if strings.Contains(f, "#(") {
+		return fail(hint, "format_string contains #( (a tmux shell job), which display_message refuses")
+	}
+	for i := 0; ; {
+		j := strings.Index(f[i:], "#{")
+		if j < 0 {
+			break
+		}
+		i += j + 2
+		end := strings.IndexAny(f[i:], ":}")
+		if end < 0 || f[i+end] != ':' {
+			continue
+		}
+		for _, m := range strings.Split(f[i:i+end], ";") {
+			if m == "E" || m == "T" {
+				return fail(hint, "format_string uses the %s: modifier, which expands option values as formats (they may run shell jobs); display_message refuses it", m)
+			}
+		}
+	}
+	if strings.ContainsAny(f, "\x00") {
+		return fail("Remove the NUL byte.", "format_string contains a NUL byte")
+	}
+	return nil
+}
+
+func displayMessage(ctx context.Context, c *Call, in *displayMessageIn) (ResultOut, error) {
+	if err := checkFormat(in.FormatString); err != nil {
+		return ResultOut{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return ResultOut{}, err
+	}
+	// "--": a format that starts with "-" is a format, not a flag.
+	out, err := t.ts.Query(ctx, []string{"display-message", "-p", "-t", t.pane.PaneID, "--", in.FormatString})
+	if err != nil {
+		return ResultOut{}, err
+	}
+	return ResultOut{Result: strings.Join(out[0], "\n")}, nil
+}
+
+// ---- find_pane_by_position
+
+type findPaneIn struct {
+	Corner string `json:"corner" jsonschema:"Which corner of the window."`
+	WindowTarget
+	Socket
+}
+
+func findPaneByPosition(ctx context.Context, c *Call, in *findPaneIn) (PaneInfo, error) {
+	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	top := strings.HasPrefix(in.Corner, "top-")
+	left := strings.HasSuffix(in.Corner, "-left")
+	for _, p := range t.snap.Panes {
+		if p.WindowID != t.window.WindowID || p.SessionID != t.window.SessionID {
+			continue
+		}
+		// Exactly one pane touches both edges of a corner.
+		if (top && p.PaneAtTop || !top && p.PaneAtBottom) && (left && p.PaneAtLeft || !left && p.PaneAtRight) {
+			return c.paneInfo(ctx, t.ts, t.snap, p), nil
+		}
+	}
+	return PaneInfo{}, fmt.Errorf("window %s has no pane in its %s corner: %w", t.window.WindowID, in.Corner, tmux.ErrNotFound)
+}

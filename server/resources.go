@@ -2,17 +2,423 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// addResources registers the resource templates (built with the read tools).
-func (s *Server) addResources() {}
+// readState is the live state of the read side: pane streams kept for cursors, resource
+// subscriptions and the topology watches behind list_changed. Its zero value is ready.
+type readState struct {
+	live liveReads
+	subs subscriptions
+	topo topology
+}
 
-func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error     { return nil }
-func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error { return nil }
+// close releases the streams, subscriptions and watches (the server is closing).
+func (rs *readState) close() {
+	rs.subs.closeAll()
+	rs.topo.closeAll()
+	rs.live.closeAll()
+}
 
-// complete answers completion/complete.
+// The resource templates of tools.md; get_pane_content is seed 001, verbatim.
+var resourceTemplates = []*mcp.ResourceTemplate{
+	{
+		Name: "get_sessions", Title: "All Sessions", MIMEType: "application/json",
+		URITemplate: "tmux://sessions{?socket_name}",
+		Description: "List the sessions of a tmux server as a JSON array (ids, names, window counts, attached terminal clients, active window and pane).",
+	},
+	{
+		Name: "get_session", Title: "Session Detail", MIMEType: "application/json",
+		URITemplate: "tmux://sessions/{session_name}{?socket_name}",
+		Description: "One tmux session (by exact name, percent-encoded in the URI) with its windows, as JSON.",
+	},
+	{
+		Name: "get_session_windows", Title: "Session Windows", MIMEType: "application/json",
+		URITemplate: "tmux://sessions/{session_name}/windows{?socket_name}",
+		Description: "The windows of a tmux session as a JSON array.",
+	},
+	{
+		Name: "get_window", Title: "Window Detail", MIMEType: "application/json",
+		URITemplate: "tmux://sessions/{session_name}/windows/{window_index}{?socket_name}",
+		Description: "One window of a tmux session (by index) with its panes, as JSON.",
+	},
+	{
+		Name: "get_pane", Title: "Pane Detail", MIMEType: "application/json",
+		URITemplate: "tmux://panes/{pane_id}{?socket_name}",
+		Description: "One tmux pane (pane_id such as %1, raw or percent-encoded as %251) as JSON: geometry, command, path, flags, is_caller, is_watched.",
+	},
+	{
+		Meta: mcp.Meta{"fastmcp": map[string]any{"tags": []any{}}},
+		Name: "get_pane_content", Title: "Pane Content", MIMEType: "text/plain",
+		URITemplate: "tmux://panes/{pane_id}/content{?socket_name}",
+		Description: "Capture and return the content of a pane.\n\nParameters\n----------\npane_id : str\n    The pane ID (e.g. '%1').\nsocket_name : str, optional\n    tmux socket name. Defaults to LIBTMUX_SOCKET env var.\n\nReturns\n-------\nstr\n    Plain text captured pane content (MIME: ``text/plain``).",
+	},
+}
+
+// addResources registers the resource templates, and a middleware that lets raw pane ids
+// (tmux://panes/%1/content) reach them and starts the topology watch behind list_changed.
+func (s *Server) addResources() {
+	for _, t := range resourceTemplates {
+		s.mcp.AddResourceTemplate(t, s.readResource)
+	}
+	s.mcp.AddReceivingMiddleware(s.resourceMiddleware)
+}
+
+// resourceMiddleware rewrites a raw % that is not a percent-encoding (tmux://panes/%1) to %25
+// before the SDK matches the URI against the templates, and puts the URI the client sent back
+// into the result. Resource requests also start the topology watch of the default server.
+func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "resources/list", "resources/templates/list", "resources/subscribe":
+			s.ensureTopology(nil)
+		case "resources/read":
+			r, ok := req.(*mcp.ReadResourceRequest)
+			if !ok || r.Params == nil {
+				break
+			}
+			s.ensureTopology(nil)
+			orig := r.Params.URI
+			fixed := canonicalURI(orig)
+			if fixed == orig {
+				break
+			}
+			r.Params.URI = fixed
+			res, err := next(ctx, method, req)
+			r.Params.URI = orig
+			if rr, ok := res.(*mcp.ReadResourceResult); ok && err == nil {
+				for _, c := range rr.Contents {
+					if c.URI == fixed {
+						c.URI = orig
+					}
+				}
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// canonicalURI percent-encodes each % of a tmux:// URI that does not start a percent-encoding.
+func canonicalURI(u string) string {
+	if !strings.HasPrefix(u, "tmux://") || !strings.Contains(u, "%") {
+		return u
+	}
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		if u[i] == '%' && !(i+2 < len(u) && isHex(u[i+1]) && isHex(u[i+2])) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(u[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// resURI is a parsed resource URI.
+type resURI struct {
+	kind    string // sessions, session, windows, window, pane, content
+	session string
+	window  int
+	pane    string
+	socket  *string
+}
+
+// parseResourceURI parses the URIs of resourceTemplates. Names and ids are percent-decoded;
+// a pane id may also be raw (%1), which decoding cannot read.
+func parseResourceURI(raw string) (resURI, error) {
+	var u resURI
+	rest, ok := strings.CutPrefix(raw, "tmux://")
+	if !ok {
+		return u, fmt.Errorf("not a tmux:// URI: %q", truncate(raw, 100))
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	path, query, _ := strings.Cut(rest, "?")
+	if query != "" {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return u, fmt.Errorf("the query of %q: %v", truncate(raw, 100), err)
+		}
+		for k := range q {
+			if k != "socket_name" {
+				return u, fmt.Errorf("unknown query parameter %q (only socket_name is taken)", k)
+			}
+		}
+		if v := q.Get("socket_name"); v != "" {
+			u.socket = &v
+		}
+	}
+	segs := strings.Split(path, "/")
+	var err error
+	switch {
+	case segs[0] == "sessions" && len(segs) == 1:
+		u.kind = "sessions"
+	case segs[0] == "sessions" && len(segs) >= 2 && len(segs) <= 4:
+		if u.session, err = url.PathUnescape(segs[1]); err != nil || u.session == "" {
+			return u, fmt.Errorf("session name %q is not a valid percent-encoded name", truncate(segs[1], 80))
+		}
+		switch {
+		case len(segs) == 2:
+			u.kind = "session"
+		case segs[2] != "windows":
+			return u, fmt.Errorf("no resource has the path %q", truncate(path, 100))
+		case len(segs) == 3:
+			u.kind = "windows"
+		default:
+			u.kind = "window"
+			idx, err := url.PathUnescape(segs[3])
+			if err == nil {
+				u.window, err = strconv.Atoi(idx)
+			}
+			if err != nil || u.window < 0 {
+				return u, fmt.Errorf("window index %q is not a number", truncate(segs[3], 40))
+			}
+		}
+	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && segs[2] == "content"):
+		if u.pane, ok = decodePaneID(segs[1]); !ok {
+			return u, fmt.Errorf("pane id %q is not a pane id (%%1, or percent-encoded %%251)", truncate(segs[1], 80))
+		}
+		u.kind = "pane"
+		if len(segs) == 3 {
+			u.kind = "content"
+		}
+	default:
+		return u, fmt.Errorf("no resource has the path %q", truncate(path, 100))
+	}
+	return u, nil
+}
+
+// decodePaneID reads a pane id segment: percent-encoded (%251) first, else raw (%1, %12).
+func decodePaneID(seg string) (string, bool) {
+	if d, err := url.PathUnescape(seg); err == nil && tmux.ValidPaneID(d) {
+		return d, true
+	}
+	if tmux.ValidPaneID(seg) {
+		return seg, true
+	}
+	return "", false
+}
+
+func invalidURI(uri string, err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid resource URI: " + err.Error(), Data: uriData(uri)}
+}
+
+// resourceNotFound is the SDK's resource-not-found error with a message naming what is missing.
+func resourceNotFound(uri, what string) error {
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + what, Data: uriData(uri)}
+}
+
+func uriData(uri string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"uri": uri})
+	return b
+}
+
+// readResource serves every template.
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	u, err := parseResourceURI(uri)
+	if err != nil {
+		return nil, invalidURI(uri, err)
+	}
+	if u.socket != nil {
+		s.ensureTopology(u.socket)
+	}
+	c := &Call{srv: s}
+	v, err := c.resourceValue(ctx, u)
+	if err != nil {
+		var te *toolError
+		if errors.As(err, &te) || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
+			msg := err.Error()
+			if te != nil {
+				msg = te.msg
+			}
+			return nil, resourceNotFound(uri, msg)
+		}
+		return nil, err
+	}
+	if text, ok := v.(string); ok {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// resourceValue reads what u names: a string for text/plain, else a value for JSON.
+func (c *Call) resourceValue(ctx context.Context, u resURI) (any, error) {
+	ts, err := c.srv.tmuxFor(u.socket)
+	if err != nil {
+		return nil, err
+	}
+	if u.kind == "content" {
+		lines, err := screenLines(ctx, ts, u.pane)
+		if err != nil {
+			if errors.Is(err, tmux.ErrNotFound) {
+				return nil, fmt.Errorf("no pane %s on this tmux server: %w", u.pane, tmux.ErrNotFound)
+			}
+			return nil, err
+		}
+		return strings.Join(lines, "\n"), nil
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		if u.kind == "sessions" && u.socket == nil && errors.Is(err, tmux.ErrServerNotRunning) {
+			return []tmux.Session{}, nil // the default server simply has no sessions yet
+		}
+		return nil, err
+	}
+	sessionWindows := func(id string) []tmux.Window {
+		ws := []tmux.Window{}
+		for _, w := range snap.Windows {
+			if w.SessionID == id {
+				ws = append(ws, w)
+			}
+		}
+		return ws
+	}
+	var sess tmux.Session
+	if u.session != "" {
+		if sess, err = resolveSession(snap, nil, &u.session); err != nil {
+			return nil, err
+		}
+	}
+	switch u.kind {
+	case "sessions":
+		if snap.Sessions == nil {
+			return []tmux.Session{}, nil
+		}
+		return snap.Sessions, nil
+	case "session":
+		return sessionInfoOut{Session: sess, Windows: sessionWindows(sess.SessionID)}, nil
+	case "windows":
+		return sessionWindows(sess.SessionID), nil
+	case "window":
+		for _, w := range sessionWindows(sess.SessionID) {
+			if w.WindowIndex == u.window {
+				var panes []tmux.Pane
+				for _, p := range snap.Panes {
+					if p.WindowID == w.WindowID && p.SessionID == w.SessionID {
+						panes = append(panes, p)
+					}
+				}
+				return windowInfoOut{Window: w, Panes: c.paneInfos(ctx, ts, snap, panes)}, nil
+			}
+		}
+		return nil, fail("", "session %s has no window at index %d", sess.SessionName, u.window)
+	case "pane":
+		p, ok := snap.Pane(u.pane)
+		if !ok {
+			return nil, fail("", "no pane %s on this tmux server", u.pane)
+		}
+		return c.paneInfo(ctx, ts, snap, p), nil
+	}
+	return nil, fmt.Errorf("unknown resource kind %q", u.kind)
+}
+
+// ---- completions
+
+// maxCompletions caps completion/complete's values.
+const maxCompletions = 100
+
+// complete answers completion/complete for the templates' pane_id, session_name and
+// window_index and for pane ids (and session names) in prompt arguments, from the live server.
 func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	p := req.Params
+	if p == nil || p.Ref == nil {
+		return res, nil
+	}
+	var args map[string]string
+	if p.Context != nil {
+		args = p.Context.Arguments
+	}
+	name := p.Argument.Name
+	if p.Ref.Type == "ref/prompt" && name != "pane_id" && name != "session_name" {
+		return res, nil
+	}
+	var sock *string
+	if v := args["socket_name"]; v != "" {
+		sock = &v
+	}
+	ts, err := s.tmuxFor(sock)
+	if err != nil {
+		return res, nil
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithWindows|tmux.WithPanes)
+	if err != nil {
+		return res, nil // no server: nothing to offer
+	}
+	var all []string
+	seen := map[string]bool{}
+	add := func(v string) {
+		if !seen[v] {
+			seen[v] = true
+			all = append(all, v)
+		}
+	}
+	prefix := p.Argument.Value
+	switch name {
+	case "pane_id":
+		raw := prefix
+		if !strings.HasPrefix(raw, "%") {
+			if d, err := url.PathUnescape(raw); err == nil && strings.HasPrefix(d, "%") {
+				raw = d
+			} else {
+				raw = "%" + raw
+			}
+		}
+		for _, pn := range snap.Panes {
+			if strings.HasPrefix(pn.PaneID, raw) {
+				add(pn.PaneID)
+			}
+		}
+		sort.Slice(all, func(i, j int) bool { return idNum(all[i]) < idNum(all[j]) })
+	case "session_name":
+		for _, ss := range snap.Sessions {
+			if strings.HasPrefix(ss.SessionName, prefix) {
+				add(ss.SessionName)
+			}
+		}
+		sort.Strings(all)
+	case "window_index":
+		sessName, hasSess := args["session_name"]
+		var idx []int
+		for _, w := range snap.Windows {
+			v := strconv.Itoa(w.WindowIndex)
+			if (!hasSess || w.SessionName == sessName) && strings.HasPrefix(v, prefix) && !seen[v] {
+				seen[v] = true
+				idx = append(idx, w.WindowIndex)
+			}
+		}
+		sort.Ints(idx)
+		for _, i := range idx {
+			all = append(all, strconv.Itoa(i))
+		}
+	}
+	res.Completion.Total = len(all)
+	if len(all) > maxCompletions {
+		all = all[:maxCompletions]
+		res.Completion.HasMore = true
+	}
+	if all != nil {
+		res.Completion.Values = all
+	}
+	return res, nil
 }

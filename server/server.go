@@ -32,6 +32,8 @@ type Server struct {
 	closed  bool
 
 	state *state // shared per-process bookkeeping (reservations, echoes, buffers)
+
+	read readState // live streams for cursors, subscriptions, topology watches (resources.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -198,6 +200,7 @@ func (s *Server) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	s.state.cleanup(ctx, s)
+	s.read.close()
 	s.mu.Lock()
 	s.closed = true
 	socks := s.sockets

@@ -23,10 +23,6 @@ const (
 	postMortemTimeout = 700 * time.Millisecond
 )
 
-// deadSubscription names the format subscription that reports panes turning
-// dead (remain-on-exit), which no tmux notification announces.
-const deadSubscription = "tmux-mcp-pane-dead"
-
 // HubOptions configure a Hub.
 type HubOptions struct {
 	// Dial opens a control connection attached to the session sessionID
@@ -181,20 +177,21 @@ func (h *Hub) dial(l *link) {
 		}
 	}
 	if err == nil {
+		// No format subscription (refresh-client -B) to spot panes that die
+		// under remain-on-exit: tmux 3.3a's subscription timer dereferences
+		// the client's session without a check and crashes the server when
+		// it fires for a control client whose session is gone.
 		_, err = conn.Do(ctx,
-			[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)},
-			[]string{"refresh-client", "-B", deadSubscription + ":%*:#{pane_dead}"},
-		)
-		if err != nil {
-			conn.Close()
-		}
+			[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)})
 	}
 	h.mu.Lock()
-	if err == nil && h.closed {
-		conn.Close()
-		err = ErrHubClosed
+	if h.closed {
+		err = ErrHubClosed // whatever else failed, Close caused it
 	}
 	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
 		if h.links[l.session] == l {
 			delete(h.links, l.session)
 		}
@@ -204,6 +201,13 @@ func (h *Hub) dial(l *link) {
 		l.dialErr = err
 	} else {
 		l.conn = conn
+		// Every waiter may have given up meanwhile: an idle link must
+		// still close after its linger (joining stops the timer).
+		l.mu.Lock()
+		if len(l.panes) == 0 {
+			l.startLingerLocked()
+		}
+		l.mu.Unlock()
 		go l.run()
 	}
 	close(l.ready)
@@ -283,6 +287,21 @@ func (h *Hub) removeLink(l *link) {
 	l.dead = true
 	l.mu.Unlock()
 	h.mu.Unlock()
+}
+
+// CheckPanes schedules a liveness check on every open connection, ending
+// the streams of panes that are gone. tmux announces no pane that dies under
+// remain-on-exit (unless its window is renamed), so a caller that suspects
+// one (say, at a deadline) calls this; checks are coalesced and run in the
+// background.
+func (h *Hub) CheckPanes() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range h.links {
+		if l.conn != nil {
+			l.kick()
+		}
+	}
 }
 
 // closeIdle closes l when its linger timer fired and it is still idle.

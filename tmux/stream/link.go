@@ -145,13 +145,11 @@ func (l *link) onNotification(n control.Notification) {
 			}
 		}
 	case "layout-change", "window-close", "unlinked-window-close", "window-pane-changed",
-		"sessions-changed", "session-window-changed":
+		"sessions-changed", "session-window-changed",
+		// automatic-rename marks a window whose active pane died under
+		// remain-on-exit ("bash[dead]"): the only sign tmux gives of it.
+		"window-renamed":
 		l.kick()
-	case "subscription-changed":
-		// %subscription-changed <name> $s @w <index> %p : <value>
-		if len(n.Args) > 0 && n.Args[0] == deadSubscription && n.Args[len(n.Args)-1] == "1" {
-			l.kick()
-		}
 	case "session-changed":
 		l.attachedOnce.Do(func() { close(l.attached) })
 		// The client was moved to another session (its own was destroyed

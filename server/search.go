@@ -1,0 +1,236 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// ---- search_panes
+
+type searchPanesIn struct {
+	Pattern                string  `json:"pattern" jsonschema:"Text to find; literal unless regex is true. It is matched by this server, never handed to tmux."`
+	Regex                  bool    `json:"regex,omitempty" jsonschema:"Read pattern as a regular expression (RE2 syntax: no backreferences or lookaround)."`
+	MatchCase              bool    `json:"match_case,omitempty" jsonschema:"Match upper and lower case exactly."`
+	SessionName            *string `json:"session_name,omitempty" jsonschema:"Search only this session's panes (exact name)."`
+	SessionID              *string `json:"session_id,omitempty" jsonschema:"Search only this session's panes (e.g. '$1'); wins over session_name."`
+	ContentStart           *int    `json:"content_start,omitempty" jsonschema:"First line to search: negative numbers reach into the scrollback (-2000 = 2000 lines back). Null: the top of the screen."`
+	ContentEnd             *int    `json:"content_end,omitempty" jsonschema:"Last line to search, numbered like content_start. Null: the bottom of the screen."`
+	MaxMatchedLinesPerPane int     `json:"max_matched_lines_per_pane,omitempty" jsonschema:"Keep at most this many matching lines per pane, the newest."`
+	Limit                  *int    `json:"limit,omitempty" jsonschema:"At most this many matching panes in this page; null for all."`
+	Offset                 int     `json:"offset,omitempty" jsonschema:"Skip this many matching panes (for the next page)."`
+	Socket
+}
+
+// PaneMatch is one pane whose text matched.
+type PaneMatch struct {
+	PaneID       string   `json:"pane_id"`
+	SessionID    string   `json:"session_id"`
+	SessionName  string   `json:"session_name"`
+	WindowID     string   `json:"window_id"`
+	WindowName   string   `json:"window_name"`
+	MatchedLines []string `json:"matched_lines"`
+}
+
+// SearchOut is a page of search results.
+type SearchOut struct {
+	Matches           []PaneMatch `json:"matches"`
+	Truncated         bool        `json:"truncated" jsonschema:"some matching lines or panes were left out (see truncated_panes and max_matched_lines_per_pane)"`
+	TruncatedPanes    []string    `json:"truncated_panes" jsonschema:"matching panes after this page; ask for them with a larger offset"`
+	TotalPanesMatched int         `json:"total_panes_matched"`
+	Offset            int         `json:"offset"`
+	Limit             *int        `json:"limit"`
+}
+
+// maxPattern bounds a search pattern (a regular expression's program grows with it).
+const maxPattern = 64 << 10
+
+// captureBatch is how many capture-pane commands go in one command list: few enough that one
+// reply (about 50 KB per pane of 2,000 lines) keeps the heap small, many enough that round trips
+// (0.1 ms each) do not matter.
+const captureBatch = 16
+
+// compilePattern turns the search arguments into a matcher.
+func compilePattern(pattern string, isRegex, matchCase bool) (func(string) bool, error) {
+	if pattern == "" {
+		return nil, fail("Pass the text to look for.", "pattern is empty")
+	}
+	if len(pattern) > maxPattern {
+		return nil, fail("Search for a shorter pattern.", "pattern is %d bytes long; at most %d are taken", len(pattern), maxPattern)
+	}
+	if !isRegex {
+		if matchCase {
+			return func(s string) bool { return strings.Contains(s, pattern) }, nil
+		}
+		if isASCII(pattern) {
+			lower := strings.ToLower(pattern)
+			return func(s string) bool { return containsFoldASCII(s, lower) }, nil
+		}
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if !matchCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fail("Fix the expression (RE2 syntax: no backreferences or lookaround), or pass regex=false to search for the text literally.",
+			"pattern is not a valid regular expression: %v", err)
+	}
+	return re.MatchString, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains lower (ASCII, lower case) ignoring ASCII case.
+func containsFoldASCII(s, lower string) bool {
+	n := len(lower)
+	if n == 0 {
+		return true
+	}
+	first := lower[0]
+	firstUp := first
+	if first >= 'a' && first <= 'z' {
+		firstUp = first - 'a' + 'A'
+	}
+	for i := 0; i+n <= len(s); i++ {
+		c := s[i]
+		if c != first && c != firstUp {
+			continue
+		}
+		j := 1
+		for ; j < n; j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, error) {
+	match, err := compilePattern(in.Pattern, in.Regex, in.MatchCase)
+	if err != nil {
+		return SearchOut{}, err
+	}
+	if in.Limit != nil && *in.Limit < 1 {
+		return SearchOut{}, fail("Pass a positive limit, or null for every matching pane.", "limit must be at least 1 (got %d)", *in.Limit)
+	}
+	if err := checkIDs(nil, nil, in.SessionID); err != nil {
+		return SearchOut{}, err
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return SearchOut{}, err
+	}
+	sessionID := ""
+	if in.SessionID != nil || in.SessionName != nil {
+		sess, err := resolveSession(snap, in.SessionID, in.SessionName)
+		if err != nil {
+			return SearchOut{}, err
+		}
+		sessionID = sess.SessionID
+	}
+	windowNames := map[string]string{}
+	for _, w := range snap.Windows {
+		windowNames[w.WindowID] = w.WindowName
+	}
+	// Each pane once (a window linked into several sessions lists its panes for each),
+	// sorted numerically by id.
+	var panes []tmux.Pane
+	seen := map[string]bool{}
+	for _, p := range snap.Panes {
+		if (sessionID != "" && p.SessionID != sessionID) || seen[p.PaneID] {
+			continue
+		}
+		seen[p.PaneID] = true
+		panes = append(panes, p)
+	}
+	sort.Slice(panes, func(i, j int) bool { return idNum(panes[i].PaneID) < idNum(panes[j].PaneID) })
+
+	out := SearchOut{Matches: []PaneMatch{}, TruncatedPanes: []string{}, Offset: in.Offset, Limit: in.Limit}
+	perPane := in.MaxMatchedLinesPerPane
+	err = capturePanes(ctx, ts, panes, in.ContentStart, in.ContentEnd, func(p tmux.Pane, lines []string) {
+		var hits []string
+		for _, l := range lines {
+			// -J keeps trailing spaces: they are not text, and would defeat a "$" anchor.
+			if l = strings.TrimRight(l, " "); match(l) {
+				hits = append(hits, l)
+			}
+		}
+		if len(hits) == 0 {
+			return
+		}
+		if len(hits) > perPane {
+			hits = hits[len(hits)-perPane:]
+			out.Truncated = true
+		}
+		out.Matches = append(out.Matches, PaneMatch{
+			PaneID: p.PaneID, SessionID: p.SessionID, SessionName: p.SessionName,
+			WindowID: p.WindowID, WindowName: windowNames[p.WindowID], MatchedLines: hits,
+		})
+	})
+	if err != nil {
+		return SearchOut{}, err
+	}
+	out.TotalPanesMatched = len(out.Matches)
+	all := out.Matches
+	from := min(in.Offset, len(all))
+	to := len(all)
+	if in.Limit != nil && from+*in.Limit < to {
+		to = from + *in.Limit
+	}
+	out.Matches = all[from:to]
+	for _, m := range all[to:] {
+		out.TruncatedPanes = append(out.TruncatedPanes, m.PaneID)
+	}
+	if len(out.TruncatedPanes) > 0 {
+		out.Truncated = true
+	}
+	return out, nil
+}
+
+// capturePanes captures the panes' text (wrapped lines joined), many panes per command list,
+// and calls fn for each pane in order. A pane that vanished meanwhile is skipped.
+func capturePanes(ctx context.Context, ts *tmux.Server, panes []tmux.Pane, start, end *int, fn func(tmux.Pane, []string)) error {
+	for len(panes) > 0 {
+		batch := panes[:min(captureBatch, len(panes))]
+		cmds := make([][]string, len(batch))
+		for i, p := range batch {
+			cmds[i] = captureArgs(p.PaneID, start, end, true, false)
+		}
+		out, err := ts.Query(ctx, cmds...)
+		var ce *tmux.CommandError
+		if err != nil && !(errors.As(err, &ce) && errors.Is(err, tmux.ErrNotFound)) {
+			return err
+		}
+		for i := range out {
+			if i < len(batch) {
+				fn(batch[i], out[i])
+			}
+		}
+		n := len(out)
+		if err != nil {
+			n++ // skip the pane tmux could not find; go on with the rest
+		}
+		panes = panes[min(n, len(panes)):]
+	}
+	return nil
+}

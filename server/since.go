@@ -1,0 +1,212 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// ---- capture_since
+
+type captureSinceIn struct {
+	Cursor *string `json:"cursor,omitempty" jsonschema:"The cursor an earlier capture_since (or wait_for_text) returned; null reads the current screen and starts a cursor. With a cursor and no target argument, the cursor's pane is read."`
+	PaneTarget
+	MaxLines int `json:"max_lines,omitempty" jsonschema:"Keep at most this many lines, the newest."`
+	MaxBytes int `json:"max_bytes,omitempty" jsonschema:"Keep at most this many bytes of text, the newest."`
+	WaitMs   int `json:"wait_ms,omitempty" jsonschema:"With a cursor: when nothing is new yet, wait up to this many milliseconds for the pane to print (clamped to the wait ceiling). 0 returns at once."`
+	Socket
+}
+
+// CaptureSinceOut is what a pane printed since a cursor.
+type CaptureSinceOut struct {
+	PaneID          string   `json:"pane_id"`
+	Cursor          string   `json:"cursor" jsonschema:"pass it to the next capture_since (or wait_for_text) to read only what comes after this call"`
+	Lines           []string `json:"lines"`
+	LinesMissed     bool     `json:"lines_missed" jsonschema:"output since the cursor was lost (more than the buffer holds, or the stream was restarted); lines then start later or show the current screen"`
+	Truncated       bool     `json:"truncated"`
+	TruncatedLines  int      `json:"truncated_lines" jsonschema:"how many of the oldest lines max_lines and max_bytes left out"`
+	TruncatedBytes  int      `json:"truncated_bytes" jsonschema:"how many bytes of text max_lines and max_bytes left out"`
+	ElapsedSeconds  float64  `json:"elapsed_seconds"`
+	EffectiveWaitMs int      `json:"effective_wait_ms" jsonschema:"the wait used after clamping to the ceiling"`
+}
+
+// errNoStream is wrapped into the errors of reads that need a live stream.
+var errNoStream = errors.New("no live stream of the pane could be opened")
+
+// cursorError explains a cursor that cannot be used.
+func cursorError(err error) error {
+	return fail("Call capture_since without a cursor to get a fresh one.", "cursor: %v", err)
+}
+
+func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinceOut, error) {
+	start := time.Now()
+	var cur *cursor
+	if in.Cursor != nil {
+		k, err := decodeCursor(*in.Cursor)
+		if err != nil {
+			return CaptureSinceOut{}, cursorError(err)
+		}
+		cur = &k
+	}
+	target := in.PaneTarget
+	if cur != nil && target.PaneID == nil && target.WindowID == nil && target.SessionID == nil && target.SessionName == nil {
+		id := cur.PaneID()
+		target.PaneID = &id
+	}
+	t, err := c.pane(ctx, target, in.SocketName)
+	if err != nil {
+		return CaptureSinceOut{}, err
+	}
+	p := t.pane
+	if p.PaneDead {
+		return CaptureSinceOut{}, fail("capture_pane or snapshot_pane read what it shows.", "pane %s is dead: it prints nothing more", p.PaneID)
+	}
+	id, err := t.ts.Identity(ctx)
+	if err != nil {
+		return CaptureSinceOut{}, err
+	}
+	if cur != nil {
+		if err := checkCursor(*cur, id, p); err != nil {
+			return CaptureSinceOut{}, err
+		}
+	}
+	wait := c.srv.clampWait(time.Duration(in.WaitMs) * time.Millisecond)
+	out, err := c.srv.readSince(ctx, t.ts, id, p, cur, wait)
+	if err != nil {
+		return CaptureSinceOut{}, err
+	}
+	out.EffectiveWaitMs = int(wait / time.Millisecond)
+	out.Lines, out.TruncatedLines, out.TruncatedBytes = limitTail(out.Lines, in.MaxLines, in.MaxBytes)
+	out.Truncated = out.TruncatedLines > 0 || out.TruncatedBytes > 0
+	out.ElapsedSeconds = time.Since(start).Seconds()
+	return out, nil
+}
+
+// checkCursor refuses a cursor of another daemon, another pane or an earlier process of the pane.
+func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
+	if int64(cur.DaemonPID) != int64(id.PID) || cur.DaemonStart != id.StartTime {
+		return fail("Cursors are void after a tmux restart or on another socket; call capture_since without a cursor.",
+			"cursor: it belongs to another tmux server (or one that was restarted)")
+	}
+	if cur.PaneID() != p.PaneID {
+		return fail(fmt.Sprintf("Pass the cursor with pane_id %s (or no target at all), or start a cursor for %s by calling capture_since without one.", cur.PaneID(), p.PaneID),
+			"cursor: it belongs to pane %s, not %s", cur.PaneID(), p.PaneID)
+	}
+	if int64(cur.PanePID) != int64(p.PanePID) {
+		return fail("Call capture_since without a cursor to start reading the new process.",
+			"cursor: pane %s was respawned since the cursor was made (its process changed)", p.PaneID)
+	}
+	return nil
+}
+
+// readSince reads the pane's live stream after cur (or the screen when cur is nil or its
+// stream is gone) and returns the lines, a cursor at the end of what it read, and whether
+// output was missed. It waits up to wait for new output when there is none.
+func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor, wait time.Duration) (CaptureSinceOut, error) {
+	key := paneKey{daemon: id, pane: p.PaneID}
+	mk := func(gen uint64, off int64) string { return newCursor(id, p, gen, off).encode() }
+	for attempt := 0; ; attempt++ {
+		e, err := s.read.live.acquire(ctx, ts, key)
+		if err != nil {
+			return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
+		}
+		w := e.Watch()
+		if cur == nil || cur.Gen != e.gen {
+			// A fresh read, or the cursor's stream is gone (released while idle, or the tmux
+			// connection was reopened): the offset is taken before the capture, so nothing
+			// printed afterwards is missed by the next call.
+			off := w.Offset()
+			lines, err := screenLines(ctx, ts, p.PaneID)
+			s.read.live.release(e)
+			if err != nil {
+				return CaptureSinceOut{}, err
+			}
+			return CaptureSinceOut{PaneID: p.PaneID, Cursor: mk(e.gen, off), Lines: nonNil(lines), LinesMissed: cur != nil}, nil
+		}
+		if wait > 0 {
+			wctx, cancel := context.WithTimeout(ctx, wait)
+			err = w.Wait(wctx, cur.Offset)
+			cancel()
+			if err != nil && ctx.Err() != nil {
+				s.read.live.release(e)
+				return CaptureSinceOut{}, ctx.Err()
+			}
+		}
+		data, next, missed, err := w.Read(cur.Offset, 0)
+		switch {
+		case err == nil:
+		case errors.Is(err, stream.ErrPaneGone):
+			s.read.live.release(e)
+			return CaptureSinceOut{}, fail("capture_pane or snapshot_pane read what it shows now.", "pane %s exited or died: its output stream ended", p.PaneID)
+		case errors.Is(err, stream.ErrOffsetAhead):
+			s.read.live.release(e)
+			return CaptureSinceOut{}, cursorError(errors.New("its position lies beyond the pane's output"))
+		default:
+			// The stream ended for another reason (its connection closed): open a new one
+			// and report the loss.
+			s.read.live.drop(e)
+			s.read.live.release(e)
+			if attempt > 0 {
+				return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
+			}
+			continue
+		}
+		gaps := w.Gaps(cur.Offset, next)
+		s.read.live.release(e)
+		return CaptureSinceOut{
+			PaneID:      p.PaneID,
+			Cursor:      mk(e.gen, next),
+			Lines:       nonNil(stream.Clean(data)),
+			LinesMissed: missed > 0 || gaps > 0,
+		}, nil
+	}
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// limitTail keeps the newest lines within maxLines and maxBytes (a single line longer than
+// maxBytes keeps its tail) and reports how many lines and bytes it cut.
+func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines, cutBytes int) {
+	if maxLines > 0 && len(lines) > maxLines {
+		for _, l := range lines[:len(lines)-maxLines] {
+			cutBytes += len(l)
+		}
+		cutLines = len(lines) - maxLines
+		lines = lines[len(lines)-maxLines:]
+	}
+	if maxBytes <= 0 {
+		return lines, cutLines, cutBytes
+	}
+	total := 0
+	i := len(lines)
+	for i > 0 && total+len(lines[i-1]) <= maxBytes {
+		total += len(lines[i-1])
+		i--
+	}
+	for _, l := range lines[:i] {
+		cutBytes += len(l)
+	}
+	cutLines += i
+	kept = lines[i:]
+	if len(kept) == 0 && i > 0 {
+		// The newest line alone is too long: keep its tail, on a character boundary.
+		last := lines[i-1]
+		tail := last[len(last)-maxBytes:]
+		for len(tail) > 0 && tail[0]&0xC0 == 0x80 {
+			tail = tail[1:]
+		}
+		cutBytes -= len(tail)
+		cutLines--
+		kept = []string{tail}
+	}
+	return kept, cutLines, cutBytes
+}

@@ -1,0 +1,46 @@
+package tmux
+
+import (
+	"context"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+)
+
+// TopologySubscription was the name of a format subscription (refresh-client -B) that listed
+// every id of the server. It is no longer set: tmux 3.3a crashes when a subscribed control
+// client's session is destroyed while it has unflushed output. The watch relies on tmux's
+// topology notifications alone.
+const TopologySubscription = "tmux-mcp-topology"
+
+// TopologyWatch is a control client that reports the server's sessions, windows and panes
+// coming and going. It never receives pane output and never sizes anything.
+type TopologyWatch struct {
+	c *client
+}
+
+// WatchTopology attaches a control client to the server (to its most recently used session)
+// and calls fn, on the client's reader goroutine, with every notification tmux sends it:
+// %sessions-changed, %window-add, %unlinked-window-close, %layout-change, ... fn must return
+// quickly. The watch ends (Done) when its session is destroyed or the
+// server exits; start another one then. It fails with ErrServerNotRunning when no server runs
+// and with an error when the server has no session to attach to.
+func (s *Server) WatchTopology(ctx context.Context, fn func(control.Notification)) (*TopologyWatch, error) {
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	c, err := s.dial(ctx, "", control.Options{OnNotification: fn})
+	if err != nil {
+		return nil, err
+	}
+	_, err = c.conn.Do(ctx, []string{"refresh-client", "-f", "no-output,ignore-size"})
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return &TopologyWatch{c: c}, nil
+}
+
+// Done is closed when the watch has ended.
+func (t *TopologyWatch) Done() <-chan struct{} { return t.c.conn.Done() }
+
+// Close ends the watch and its client process.
+func (t *TopologyWatch) Close() { t.c.close() }
