@@ -121,8 +121,9 @@ func (s *Server) commandClient(ctx context.Context) *client {
 		s.noConnUntil = time.Now().Add(retryAttachAfter)
 		return nil
 	}
-	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil {
-		// A new daemon: every stream of the old one is void.
+	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil && s.hubIdent != cc.ident {
+		// A new daemon: every stream of the old one is void. (Streams the hub already opened
+		// on the new daemon, while commands went through spawned processes, stay.)
 		s.hub.Close()
 		s.hub = nil
 	}
