@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,7 +65,7 @@ func (s *Server) audit(tool string, raw json.RawMessage, res *mcp.CallToolResult
 		line.Outcome = "error"
 		if len(res.Content) > 0 {
 			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-				line.Error = truncate(firstLine(tc.Text), 200)
+				line.Error = truncate(scrubSecrets(firstLine(tc.Text), args), 200)
 			}
 		}
 	}
@@ -121,5 +122,29 @@ func firstLine(s string) string {
 			return s[:i]
 		}
 	}
+	return s
+}
+
+// scrubSecrets removes from s every value of a secret argument found in args, at any depth (a
+// tool's error text may quote what it was given).
+func scrubSecrets(s string, args map[string]any) string {
+	var walk func(v any, secret bool)
+	walk = func(v any, secret bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(e, secret || secretArgs[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, secret)
+			}
+		case string:
+			if secret && len(x) >= 3 {
+				s = strings.ReplaceAll(s, x, "<redacted>")
+			}
+		}
+	}
+	walk(args, false)
 	return s
 }

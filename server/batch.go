@@ -1,4 +1,214 @@
 package server
 
-// batchTools: call_*_tools_batch (not built yet).
-func batchTools() []*Tool { return nil }
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+)
+
+// annBatch is what the mutating and destructive batches declare: the worst case of the tools
+// they may call.
+var annBatch = Annotations{Destructive: true, OpenWorld: true}
+
+// batchTools: call_*_tools_batch, one per tier.
+func batchTools() []*Tool {
+	mk := func(tier policy.Tier, ann Annotations, desc string) *Tool {
+		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
+			Description: desc + " Operations run in order, each through the same validation, tier check and audit as a direct call; on_error=stop halts at the first failure. Batch tools and blocking tools (run_*, wait_for_*) cannot be nested. Each result row carries the tool's structured_content; the whole result stays within 1 MB (rows lose their structured_content from the first on, and response_truncated says so).",
+			Input:       batchSchema},
+			batchRunner(tier))
+	}
+	return []*Tool{
+		mk(policy.ReadOnly, annRO, "Call up to 1000 read-only tools in one request."),
+		mk(policy.Mutating, annBatch, "Call up to 1000 read-only or mutating tools in one request."),
+		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any tier the server offers in one request."),
+	}
+}
+
+// inCatalog is knownTool, reached through a variable: the batch tools are part of the
+// catalogue they look names up in.
+var inCatalog func(name string) bool
+
+func init() { inCatalog = knownTool }
+
+func batchName(t policy.Tier) string { return "call_" + t.String() + "_tools_batch" }
+
+func tierTitle(t policy.Tier) string {
+	return map[policy.Tier]string{policy.ReadOnly: "Read-only", policy.Mutating: "Mutating", policy.Destructive: "Destructive"}[t]
+}
+
+const (
+	maxBatchOps = 1000
+	// batchBudget bounds the result's JSON: it travels twice (structuredContent and the text
+	// block), and the whole response must stay within 1 MB.
+	batchBudget   = 490_000
+	maxBatchError = 4096
+)
+
+type batchOp struct {
+	Tool      string         `json:"tool" jsonschema:"Name of the tool to call."`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"Its arguments, as for a direct call."`
+}
+
+type batchIn struct {
+	Operations []batchOp `json:"operations" jsonschema:"The calls to make, in order (1 to 1000)."`
+	OnError    string    `json:"on_error,omitempty" jsonschema:"stop: halt at the first failed call; continue: run every call."`
+}
+
+func batchSchema(s *jsonschema.Schema) {
+	ops := prop(s, "operations")
+	ops.Types, ops.Type = nil, "array"
+	lo, hi := 1, maxBatchOps
+	ops.MinItems, ops.MaxItems = &lo, &hi
+	a := ops.Items.Properties["arguments"]
+	a.Type, a.Types = "", []string{"null", "object"}
+	a.Default = json.RawMessage("{}")
+	edits(enum("on_error", "stop", "continue"), def("on_error", "stop"))(s)
+}
+
+type batchRow struct {
+	Index             int     `json:"index"`
+	Tool              string  `json:"tool"`
+	Success           bool    `json:"success"`
+	Error             *string `json:"error" jsonschema:"the tool error's text; null on success"`
+	StructuredContent any     `json:"structured_content" jsonschema:"the tool's structured result; null on failure or when cut to keep the response within 1 MB"`
+	ElapsedSeconds    float64 `json:"elapsed_seconds"`
+}
+
+type batchOut struct {
+	Results                []batchRow `json:"results"`
+	Succeeded              int        `json:"succeeded"`
+	Failed                 int        `json:"failed"`
+	StoppedAt              *int       `json:"stopped_at" jsonschema:"index of the failed call that halted the batch (on_error=stop); null when every call ran"`
+	ResponseTruncated      bool       `json:"response_truncated"`
+	ResponseTruncatedBytes int        `json:"response_truncated_bytes"`
+}
+
+func batchRunner(tier policy.Tier) func(ctx context.Context, c *Call, in *batchIn) (batchOut, error) {
+	return func(ctx context.Context, c *Call, in *batchIn) (batchOut, error) {
+		if len(in.Operations) == 0 || len(in.Operations) > maxBatchOps {
+			return batchOut{}, fail("Pass 1 to 1000 operations of {tool, arguments}.", "operations holds %d calls", len(in.Operations))
+		}
+		out := batchOut{Results: make([]batchRow, 0, len(in.Operations))}
+		for i, op := range in.Operations {
+			if ctx.Err() != nil {
+				idx := i
+				out.StoppedAt = &idx
+				break
+			}
+			row := c.batchCall(ctx, tier, i, op)
+			out.Results = append(out.Results, row)
+			if row.Success {
+				out.Succeeded++
+				continue
+			}
+			out.Failed++
+			if in.OnError != "continue" {
+				idx := i
+				out.StoppedAt = &idx
+				break
+			}
+		}
+		fitBatch(&out)
+		return out, nil
+	}
+}
+
+// batchCall runs one operation as a direct call would run, or explains why it may not run.
+func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchOp) batchRow {
+	row := batchRow{Index: i, Tool: op.Tool}
+	failRow := func(err error) batchRow {
+		msg := errorResult(op.Tool, err).Content[0].(*mcp.TextContent).Text
+		row.Error = &msg
+		return row
+	}
+	t, ok := c.srv.tools[op.Tool]
+	switch {
+	case !ok && inCatalog(op.Tool):
+		return failRow(fail("Call only tools the server offers (tools/list); LIBTMUX_SAFETY and LIBTMUX_MCP_TOOLS decide which.",
+			"tool %q is not offered by this server (safety tier %s)", op.Tool, c.srv.opts.Safety))
+	case !ok:
+		return failRow(fail("Offered tools: "+c.srv.offeredList()+".", "unknown tool %q", truncate(op.Tool, 80)))
+	case strings.HasSuffix(t.Name, "_tools_batch"):
+		return failRow(fail("Put the operations of both batches into one batch.", "batch tools cannot call batch tools (%s)", t.Name))
+	case t.Blocking || strings.HasPrefix(t.Name, "run_") || strings.HasPrefix(t.Name, "wait_for_"):
+		return failRow(fail("Call "+t.Name+" directly: it waits on its own ceiling, which a batch cannot bound.", "%s blocks and cannot run in a batch", t.Name))
+	case t.Tier > tier:
+		return failRow(fail(fmt.Sprintf("Use %s for %s tools (when the server offers it).", batchName(t.Tier), t.Tier),
+			"%s is a %s tool, above what %s may call (%s)", t.Name, t.Tier, batchName(tier), tier))
+	}
+	var raw json.RawMessage
+	if op.Arguments != nil {
+		b, err := json.Marshal(op.Arguments)
+		if err != nil {
+			return failRow(fail("Pass arguments as a JSON object.", "arguments of %s: %v", t.Name, err))
+		}
+		raw = b
+	}
+	start := time.Now()
+	sub := &Call{srv: c.srv, req: c.req, Tool: t}
+	res := sub.run(ctx, raw)
+	row.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1e6) / 1e6
+	if res.IsError {
+		var b strings.Builder
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		msg := b.String()
+		if len(msg) > maxBatchError {
+			msg = msg[:maxBatchError] + "…"
+		}
+		row.Error = &msg
+		return row
+	}
+	row.Success = true
+	row.StructuredContent = res.StructuredContent
+	return row
+}
+
+// fitBatch drops structured_content from the first row on until the result fits its budget,
+// and reports how many bytes it dropped.
+func fitBatch(out *batchOut) {
+	b, err := json.Marshal(out)
+	if err != nil || len(b) <= batchBudget {
+		return
+	}
+	size, dropped := len(b), 0
+	for i := range out.Results {
+		if size <= batchBudget {
+			break
+		}
+		r := &out.Results[i]
+		if r.StructuredContent == nil {
+			continue
+		}
+		sb, _ := json.Marshal(r.StructuredContent)
+		n := len(sb) - len("null")
+		size -= n
+		dropped += n
+		r.StructuredContent = nil
+	}
+	out.ResponseTruncated = true
+	out.ResponseTruncatedBytes = dropped
+}
+
+// offeredList names the offered tools, sorted.
+func (s *Server) offeredList() string {
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

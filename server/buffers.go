@@ -1,4 +1,231 @@
 package server
 
-// bufferTools: buffer tools (not built yet).
-func bufferTools() []*Tool { return nil }
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// bufferTools: private paste buffers. Only names in this server's namespace
+// (libtmux_mcp_<32 hex>_<logical>) are accepted: other buffers can hold clipboard history, so
+// no tool lists or reads them.
+func bufferTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "load_buffer", Title: "Load tmux Buffer", Tier: policy.Mutating, Ann: annSHELL,
+			Description: "Store text in a new private tmux paste buffer and return its name (libtmux_mcp_<32 hex>_<logical_name>), for paste_buffer. This server deletes its buffers when it exits.",
+			Input:       edits(pattern("logical_name", logicalNamePattern))},
+			loadBuffer),
+		define(spec{Name: "paste_buffer", Title: "Paste tmux Buffer", Tier: policy.Mutating, Ann: annSHELL,
+			Description: "Paste a private buffer made by load_buffer into a pane, as if typed (bracketed paste by default, so shells do not run it line by line). The buffer is kept.",
+			Input:       edits(def("bracket", true))},
+			pasteBuffer),
+		define(spec{Name: "show_buffer", Title: "Show tmux Buffer", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Read a private buffer made by load_buffer (the tail when it is longer than max_lines or 1 MB). Other tmux buffers cannot be read.",
+			Input:       edits(def("max_lines", 500), minimum("max_lines", 1))},
+			showBuffer),
+		define(spec{Name: "delete_buffer", Title: "Delete tmux Buffer", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Delete a private buffer made by load_buffer."},
+			deleteBuffer),
+	}
+}
+
+const (
+	logicalNamePattern = `^[A-Za-z0-9_.-]{1,64}$`
+	bufferPrefix       = "libtmux_mcp_"
+	maxBufferContent   = 4 << 20 // what load_buffer accepts
+	maxBufferRead      = 16 << 20
+	maxBufferResult    = 1_000_000 // bytes of content show_buffer returns
+)
+
+var (
+	bufferNameRe  = regexp.MustCompile(`^libtmux_mcp_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}$`)
+	logicalNameRe = regexp.MustCompile(logicalNamePattern)
+)
+
+func checkBufferName(name string) error {
+	if !bufferNameRe.MatchString(name) {
+		return fail("Only buffers made by load_buffer can be used: pass the buffer_name it returned (libtmux_mcp_<32 hex>_<logical_name>).", "buffer_name %q is not a buffer of this server's namespace", truncate(name, 100))
+	}
+	return nil
+}
+
+// missingBuffer turns tmux's "no buffer" into a clear error.
+func missingBuffer(err error, name string) error {
+	var ce *tmux.CommandError
+	if errors.As(err, &ce) && (strings.Contains(ce.Message, "no buffer") || strings.Contains(ce.Message, "unknown buffer")) {
+		return fail("Load it again with load_buffer; buffers do not survive a tmux server restart or delete_buffer.", "buffer %s does not exist", name)
+	}
+	return err
+}
+
+// ---- load_buffer
+
+type loadBufferIn struct {
+	Content     string  `json:"content" jsonschema:"The text to store (at most 4 MiB)."`
+	LogicalName *string `json:"logical_name,omitempty" jsonschema:"A readable suffix for the buffer's name (letters, digits, _ . -); default buf."`
+	Socket
+}
+
+type bufferRef struct {
+	BufferName  string `json:"buffer_name"`
+	LogicalName string `json:"logical_name"`
+}
+
+func loadBuffer(ctx context.Context, c *Call, in *loadBufferIn) (bufferRef, error) {
+	if len(in.Content) > maxBufferContent {
+		return bufferRef{}, fail("Split the text into buffers of at most 4 MiB.", "content is %d bytes long", len(in.Content))
+	}
+	logical := "buf"
+	if in.LogicalName != nil {
+		if !logicalNameRe.MatchString(*in.LogicalName) {
+			return bufferRef{}, fail("Use 1 to 64 letters, digits, _ . or -.", "logical_name %q is not valid", truncate(*in.LogicalName, 80))
+		}
+		logical = *in.LogicalName
+	}
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return bufferRef{}, err
+	}
+	var id [16]byte
+	rand.Read(id[:])
+	name := bufferPrefix + hex.EncodeToString(id[:]) + "_" + logical
+	// Through stdin: the content never becomes a command word, whatever bytes it holds.
+	if _, err := ts.Spawn(ctx, []byte(in.Content), "load-buffer", "-b", name, "-"); err != nil {
+		return bufferRef{}, err
+	}
+	c.srv.state.addBuffer(ts, name)
+	return bufferRef{BufferName: name, LogicalName: logical}, nil
+}
+
+// ---- paste_buffer
+
+type pasteBufferIn struct {
+	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
+	PaneTarget
+	Bracket bool `json:"bracket,omitempty" jsonschema:"Paste with bracketed-paste markers when the program asked for them, so a shell does not run the text line by line."`
+	Socket
+}
+
+func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (resultOut, error) {
+	if err := checkBufferName(in.BufferName); err != nil {
+		return resultOut{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	p := t.pane
+	if p.PaneDead {
+		return resultOut{}, fail("Respawn it with respawn_pane first, or pick another pane.", "pane %s is dead", p.PaneID)
+	}
+	if pl := c.callerPlace(ctx, t.ts, t.snap); pl.on && (pl.pane == "" || pl.pane == p.PaneID) {
+		return resultOut{}, fail(selfHint, "refusing to paste into pane %s: this MCP server runs in it (or cannot tell which pane is its own)", p.PaneID)
+	}
+	args := []string{"paste-buffer", "-b", in.BufferName, "-t", p.PaneID}
+	if in.Bracket {
+		args = append(args, "-p")
+	}
+	if _, err := t.ts.Command(ctx, args...); err != nil {
+		return resultOut{}, missingBuffer(err, in.BufferName)
+	}
+	return resultOut{Result: "Buffer " + in.BufferName + " pasted into pane " + p.PaneID}, nil
+}
+
+// ---- show_buffer
+
+type showBufferIn struct {
+	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
+	MaxLines   *int   `json:"max_lines,omitempty" jsonschema:"Keep only the last max_lines lines; null: no line limit (the 1 MB limit still applies)."`
+	Socket
+}
+
+type bufferContent struct {
+	BufferName            string `json:"buffer_name"`
+	Content               string `json:"content"`
+	ContentTruncated      bool   `json:"content_truncated"`
+	ContentTruncatedLines int    `json:"content_truncated_lines" jsonschema:"lines cut from the start"`
+	ContentTruncatedBytes int64  `json:"content_truncated_bytes" jsonschema:"bytes cut from the start"`
+}
+
+func showBuffer(ctx context.Context, c *Call, in *showBufferIn) (bufferContent, error) {
+	if err := checkBufferName(in.BufferName); err != nil {
+		return bufferContent{}, err
+	}
+	if in.MaxLines != nil && *in.MaxLines < 1 {
+		return bufferContent{}, fail("Pass a positive max_lines, or null for no line limit.", "max_lines must be at least 1")
+	}
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return bufferContent{}, err
+	}
+	// save-buffer to stdout gives the bytes as stored (show-buffer may escape them).
+	raw, dropped, err := ts.SpawnRaw(ctx, nil, maxBufferRead, "save-buffer", "-b", in.BufferName, "-")
+	if err != nil {
+		return bufferContent{}, missingBuffer(err, in.BufferName)
+	}
+	out := bufferContent{BufferName: in.BufferName}
+	content, cutLines := tailText(string(raw), in.MaxLines)
+	out.ContentTruncatedLines = cutLines
+	out.ContentTruncatedBytes = dropped + int64(len(raw)-len(content))
+	if len(content) > maxBufferResult {
+		cut := len(content) - maxBufferResult
+		for cut < len(content) && !isRuneStart(content[cut]) {
+			cut++
+		}
+		out.ContentTruncatedLines += strings.Count(content[:cut], "\n")
+		out.ContentTruncatedBytes += int64(cut)
+		content = content[cut:]
+	}
+	out.Content = content
+	out.ContentTruncated = out.ContentTruncatedBytes > 0
+	return out, nil
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// tailText keeps the last max lines of s (a final newline ends the last line, it does not
+// start another) and returns how many lines it cut.
+func tailText(s string, max *int) (string, int) {
+	if max == nil {
+		return s, 0
+	}
+	body := strings.TrimSuffix(s, "\n")
+	n := strings.Count(body, "\n") + 1
+	if s == "" || n <= *max {
+		return s, 0
+	}
+	cut := n - *max
+	i := 0
+	for k := 0; k < cut; k++ {
+		i += strings.IndexByte(s[i:], '\n') + 1
+	}
+	return s[i:], cut
+}
+
+// ---- delete_buffer
+
+type deleteBufferIn struct {
+	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
+	Socket
+}
+
+func deleteBuffer(ctx context.Context, c *Call, in *deleteBufferIn) (resultOut, error) {
+	if err := checkBufferName(in.BufferName); err != nil {
+		return resultOut{}, err
+	}
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	if _, err := ts.Command(ctx, "delete-buffer", "-b", in.BufferName); err != nil {
+		return resultOut{}, missingBuffer(err, in.BufferName)
+	}
+	c.srv.state.removeBuffer(ts, in.BufferName)
+	return resultOut{Result: "Buffer " + in.BufferName + " deleted"}, nil
+}

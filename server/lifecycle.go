@@ -1,4 +1,854 @@
 package server
 
-// lifecycleTools: layout and lifecycle tools (not built yet).
-func lifecycleTools() []*Tool { return nil }
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// lifecycleTools: selecting, resizing, renaming, laying out, copy mode, respawning and killing.
+func lifecycleTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "select_pane", Title: "Select tmux Pane", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Make a pane the active pane of its window: by pane_id, or by direction (up, down, left, right, last, next, previous) from pane_id or from the window's active pane. Returns the pane that is now active.",
+			Input:       edits(enum("direction", "up", "down", "left", "right", "last", "next", "previous"))},
+			selectPane),
+		define(spec{Name: "swap_pane", Title: "Swap tmux Panes", Tier: policy.Mutating, Ann: annCREATE,
+			Description: "Swap two panes' positions (they may be in different windows). Returns the source pane in its new place."},
+			swapPane),
+		define(spec{Name: "resize_pane", Title: "Resize tmux Pane", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Resize a pane to width and/or height cells, or set its window's zoom state: zoom=true shows only this pane, zoom=false shows every pane. zoom is a state, not a toggle, and cannot be combined with a size.",
+			Input:       edits(minimum("width", 1), minimum("height", 1))},
+			resizePane),
+		define(spec{Name: "set_pane_title", Title: "Set tmux Pane Title", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Set a pane's title (pane_title), taken literally: # is never expanded as a tmux format."},
+			setPaneTitle),
+		define(spec{Name: "clear_pane", Title: "Clear tmux Pane", Tier: policy.Mutating, Ann: annDESTR,
+			Description: "Clear a pane's screen and its scrollback history in one step (the pane's terminal is reset; the program in it keeps running). Refused for the pane this MCP server runs in."},
+			clearPane),
+		define(spec{Name: "enter_copy_mode", Title: "Enter tmux Copy Mode", Tier: policy.Mutating, Ann: annCREATE,
+			Description: "Put a pane in copy mode (to scroll its history), optionally scrolled up scroll_up lines. Leave it with exit_copy_mode.",
+			Input:       edits(minimum("scroll_up", 0))},
+			enterCopyMode),
+		define(spec{Name: "exit_copy_mode", Title: "Exit tmux Copy Mode", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Leave copy mode (or any other mode) in a pane; nothing happens when the pane is in no mode."},
+			exitCopyMode),
+		define(spec{Name: "respawn_pane", Title: "Respawn tmux Pane", Tier: policy.Mutating, Ann: annDESTR,
+			Description: "Restart the program of a pane (same pane id, new process): kill=true ends a running program first. Optionally another shell command, start directory or environment. Refused for the pane this MCP server runs in.",
+			Input:       edits(def("kill", true), objectOrJSON("environment", envDesc), def("suppress_persistent_history", false))},
+			respawnPane),
+		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Destructive, Ann: annDESTR,
+			Description: "Kill a pane and the processes in it (its window closes with its last pane). Refused for the pane this MCP server runs in."},
+			killPane),
+		define(spec{Name: "rename_session", Title: "Rename tmux Session", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Rename a session (by id, else exact name, else the first session). Names are taken literally."},
+			renameSession),
+		define(spec{Name: "select_window", Title: "Select tmux Window", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Make a window the current window of its session: by window_id, by window_index, or by direction (next, previous, last) in the session. Returns the window that is now current.",
+			Input:       edits(enum("direction", "next", "previous", "last"))},
+			selectWindow),
+		define(spec{Name: "rename_window", Title: "Rename tmux Window", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Rename a window (by id, else index in the session, else the session's active window). Names are taken literally."},
+			renameWindow),
+		define(spec{Name: "select_layout", Title: "Select tmux Layout", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Arrange a window's panes with a built-in layout (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled) or a layout string as window_layout reports it."},
+			selectLayout),
+		define(spec{Name: "resize_window", Title: "Resize tmux Window", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Resize a window to width and/or height cells.",
+			Input:       edits(minimum("width", 1), minimum("height", 1))},
+			resizeWindow),
+		define(spec{Name: "move_window", Title: "Move tmux Window", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Move a window to another index and/or another session (by exact name or id); without destination_index it takes the destination's next free index."},
+			moveWindow),
+		define(spec{Name: "kill_window", Title: "Kill tmux Window", Tier: policy.Destructive, Ann: annDESTR,
+			Description: "Kill a window (by id) and every pane in it. Refused for the window this MCP server runs in."},
+			killWindow),
+		define(spec{Name: "kill_session", Title: "Kill tmux Session", Tier: policy.Destructive, Ann: annDESTR,
+			Description: "Kill a session (session_name or session_id is required) and its windows. Refused for the session this MCP server runs in."},
+			killSession),
+		define(spec{Name: "kill_server", Title: "Kill tmux Server", Tier: policy.Destructive, Ann: annDESTR,
+			Description: "Kill a tmux server and every session, window and pane in it. Refused for the tmux server this MCP server runs inside."},
+			killServer),
+	}
+}
+
+// resultOut is the {result} of tools that only report what they did.
+type resultOut struct {
+	Result string `json:"result"`
+}
+
+// ---- self-protection
+
+// callerPlace is where this MCP server runs on one tmux server, for the self-protection guards
+// (engine.md §5): when unsure, the guards refuse.
+type callerPlace struct {
+	on       bool            // the caller is, or may be, inside this tmux server
+	pane     string          // its pane id; "" when TMUX_PANE is unset
+	found    bool            // the pane was found in the snapshot, so windows and sessions are known
+	windows  map[string]bool // windows holding the caller's pane
+	sessions map[string]bool // sessions linking those windows
+}
+
+func (c *Call) callerPlace(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot) callerPlace {
+	pl := callerPlace{windows: map[string]bool{}, sessions: map[string]bool{}}
+	if c.srv.caller == nil || !c.isCallerServer(ctx, ts) {
+		return pl
+	}
+	pl.on, pl.pane = true, c.srv.caller.PaneID
+	if snap != nil && pl.pane != "" {
+		for _, p := range snap.Panes { // a pane appears once per session linking its window
+			if p.PaneID == pl.pane {
+				pl.found = true
+				pl.windows[p.WindowID] = true
+				pl.sessions[p.SessionID] = true
+			}
+		}
+	}
+	return pl
+}
+
+const selfHint = "This MCP server runs there (is_caller=true in list_panes marks its pane); work in other panes, windows or sessions, or do it yourself from a terminal if you really mean it."
+
+// guardPane refuses to kill, respawn or clear the caller's own pane.
+func (pl callerPlace) guardPane(verb, pane string) error {
+	switch {
+	case !pl.on:
+		return nil
+	case pl.pane == "":
+		return fail(selfHint, "refusing to %s pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", verb, pane)
+	case pl.pane == pane:
+		return fail(selfHint, "refusing to %s pane %s: this MCP server runs in it", verb, pane)
+	}
+	return nil
+}
+
+// guardGroup refuses to kill the window or session holding the caller's pane.
+func (pl callerPlace) guardGroup(what, id string, holds map[string]bool) error {
+	switch {
+	case !pl.on:
+		return nil
+	case !pl.found:
+		return fail(selfHint, "refusing to kill %s %s: this MCP server runs inside this tmux server and cannot tell where its own pane is", what, id)
+	case holds[id]:
+		return fail(selfHint, "refusing to kill %s %s: it holds pane %s, where this MCP server runs", what, id, pl.pane)
+	}
+	return nil
+}
+
+// ---- small validators
+
+// checkText refuses text with NUL bytes or line breaks, or longer than max bytes.
+func checkText(what, v string, max int) error {
+	switch {
+	case strings.ContainsAny(v, "\x00\n\r"):
+		return fail("Use a single line without control characters.", "%s contains a NUL byte or a line break", what)
+	case len(v) > max:
+		return fail(fmt.Sprintf("Use at most %d bytes.", max), "%s is %d bytes long", what, len(v))
+	}
+	return nil
+}
+
+func checkSize(what string, v *int) error {
+	if v != nil && (*v < 1 || *v > 10000) {
+		return fail("Give a size from 1 to 10000 cells.", "%s must be between 1 and 10000, got %d", what, *v)
+	}
+	return nil
+}
+
+// windowTarget names a window within a session for commands that care which link is meant.
+func windowTarget(w tmux.Window) string { return w.SessionID + ":" + w.WindowID }
+
+// windowRow returns the snapshot row of window id as linked in session (else its first row).
+func windowRow(snap *tmux.Snapshot, sessionID, id string) (tmux.Window, bool) {
+	var first tmux.Window
+	found := false
+	for _, w := range snap.Windows {
+		if w.WindowID != id {
+			continue
+		}
+		if w.SessionID == sessionID {
+			return w, true
+		}
+		if !found {
+			first, found = w, true
+		}
+	}
+	return first, found
+}
+
+// windowIn re-reads a window as linked in session.
+func windowNow(ctx context.Context, ts *tmux.Server, sessionID, id string) (tmux.Window, error) {
+	snap, err := ts.Snapshot(ctx, tmux.WithWindows)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if w, ok := windowRow(snap, sessionID, id); ok {
+		return w, nil
+	}
+	return tmux.Window{}, fmt.Errorf("window %s: %w", id, tmux.ErrNotFound)
+}
+
+// ---- select_pane
+
+type selectPaneIn struct {
+	PaneID    *string `json:"pane_id,omitempty" jsonschema:"Pane to select (e.g. '%1'), or the pane a direction starts from."`
+	Direction *string `json:"direction,omitempty" jsonschema:"Select the pane in this direction instead: up, down, left, right (neighbours), last (previously active), next or previous (by index, wrapping)."`
+	WindowTarget
+	Socket
+}
+
+func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error) {
+	if in.PaneID == nil && in.Direction == nil {
+		return PaneInfo{}, fail("Pass pane_id, or direction (with the window arguments or pane_id to start from).", "select_pane needs pane_id or direction")
+	}
+	if err := checkIDs(in.PaneID, in.WindowID, in.SessionID); err != nil {
+		return PaneInfo{}, err
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	var from tmux.Pane
+	if in.PaneID != nil {
+		from, err = resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
+	} else {
+		var w tmux.Window
+		if w, err = resolveWindowIn(snap, in.WindowTarget); err == nil {
+			from, err = resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
+		}
+	}
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	var args []string
+	switch str(in.Direction) {
+	case "":
+		args = []string{"select-pane", "-t", from.PaneID}
+	case "up", "down", "left", "right":
+		flag := map[string]string{"up": "-U", "down": "-D", "left": "-L", "right": "-R"}[*in.Direction]
+		args = []string{"select-pane", flag, "-t", from.PaneID}
+	case "last":
+		args = []string{"select-pane", "-l", "-t", from.WindowID}
+	case "next", "previous":
+		// By index with wrap-around, selected by id: tmux's relative targets vary across versions.
+		var ids []tmux.Pane
+		seen := map[string]bool{}
+		for _, p := range snap.Panes {
+			if p.WindowID == from.WindowID && !seen[p.PaneID] {
+				seen[p.PaneID] = true
+				ids = append(ids, p)
+			}
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i].PaneIndex < ids[j].PaneIndex })
+		i := 0
+		for k, p := range ids {
+			if p.PaneID == from.PaneID {
+				i = k
+			}
+		}
+		if *in.Direction == "next" {
+			i = (i + 1) % len(ids)
+		} else {
+			i = (i - 1 + len(ids)) % len(ids)
+		}
+		args = []string{"select-pane", "-t", ids[i].PaneID}
+	}
+	if _, err := ts.Exec(ctx, args); err != nil {
+		if str(in.Direction) == "last" && errors.As(err, new(*tmux.CommandError)) {
+			return PaneInfo{}, fail("Select a pane by pane_id or another direction.", "window %s has no previously active pane: %v", from.WindowID, err)
+		}
+		return PaneInfo{}, err
+	}
+	now, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	w, ok := windowRow(now, from.SessionID, from.WindowID)
+	if !ok {
+		return PaneInfo{}, fmt.Errorf("window %s: %w", from.WindowID, tmux.ErrNotFound)
+	}
+	p, ok := now.Pane(w.ActivePaneID)
+	if !ok {
+		return PaneInfo{}, fmt.Errorf("pane %s: %w", w.ActivePaneID, tmux.ErrNotFound)
+	}
+	return c.paneInfo(ctx, ts, now, p), nil
+}
+
+// ---- swap_pane
+
+type swapPaneIn struct {
+	SourcePaneID string `json:"source_pane_id" jsonschema:"Pane to move (e.g. '%1')."`
+	TargetPaneID string `json:"target_pane_id" jsonschema:"Pane to swap it with (e.g. '%2')."`
+	Socket
+}
+
+func swapPane(ctx context.Context, c *Call, in *swapPaneIn) (PaneInfo, error) {
+	for _, a := range [][2]string{{"source_pane_id", in.SourcePaneID}, {"target_pane_id", in.TargetPaneID}} {
+		if !tmux.ValidPaneID(a[1]) {
+			return PaneInfo{}, fail("Pane ids look like %1; list_panes shows them.", "%s %q is not a pane id", a[0], truncate(a[1], 80))
+		}
+	}
+	if in.SourcePaneID == in.TargetPaneID {
+		return PaneInfo{}, fail("Pass two different panes.", "source_pane_id and target_pane_id are both %s", in.SourcePaneID)
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	for _, id := range []string{in.SourcePaneID, in.TargetPaneID} {
+		if _, err := resolvePaneIn(snap, PaneTarget{PaneID: &id}); err != nil {
+			return PaneInfo{}, err
+		}
+	}
+	// -d keeps the active panes where they are.
+	if _, err := ts.Command(ctx, "swap-pane", "-d", "-s", in.SourcePaneID, "-t", in.TargetPaneID); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, ts, in.SourcePaneID)
+}
+
+// ---- resize_pane
+
+type resizePaneIn struct {
+	PaneTarget
+	Width  *int  `json:"width,omitempty" jsonschema:"New width in cells."`
+	Height *int  `json:"height,omitempty" jsonschema:"New height in cells."`
+	Zoom   *bool `json:"zoom,omitempty" jsonschema:"true: the window shows only this pane (zoomed); false: the window shows all its panes. A state, not a toggle; not with width or height."`
+	Socket
+}
+
+func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error) {
+	if in.Zoom != nil && (in.Width != nil || in.Height != nil) {
+		return PaneInfo{}, fail("Call resize_pane twice: once with zoom, once with width/height.", "zoom cannot be combined with width or height")
+	}
+	if in.Zoom == nil && in.Width == nil && in.Height == nil {
+		return PaneInfo{}, fail("Pass width and/or height (cells), or zoom (true or false).", "resize_pane needs width, height or zoom")
+	}
+	if err := errors.Join(checkSize("width", in.Width), checkSize("height", in.Height)); err != nil {
+		return PaneInfo{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	p := t.pane
+	var cmds [][]string
+	if in.Zoom != nil {
+		w, _ := windowRow(t.snap, p.SessionID, p.WindowID)
+		switch {
+		case *in.Zoom && w.WindowZoomed && w.ActivePaneID == p.PaneID:
+		case *in.Zoom && w.WindowZoomed:
+			// Another pane is zoomed: unzoom, then zoom this one (which makes it active).
+			cmds = [][]string{{"resize-pane", "-Z", "-t", w.ActivePaneID}, {"resize-pane", "-Z", "-t", p.PaneID}}
+		case *in.Zoom:
+			cmds = [][]string{{"resize-pane", "-Z", "-t", p.PaneID}}
+		case w.WindowZoomed:
+			cmds = [][]string{{"resize-pane", "-Z", "-t", w.ActivePaneID}}
+		}
+	} else {
+		args := []string{"resize-pane", "-t", p.PaneID}
+		if in.Width != nil {
+			args = append(args, "-x", strconv.Itoa(*in.Width))
+		}
+		if in.Height != nil {
+			args = append(args, "-y", strconv.Itoa(*in.Height))
+		}
+		cmds = [][]string{args}
+	}
+	if len(cmds) > 0 {
+		if _, err := t.ts.Exec(ctx, cmds...); err != nil {
+			return PaneInfo{}, err
+		}
+	}
+	return c.paneByID(ctx, t.ts, p.PaneID)
+}
+
+// ---- set_pane_title
+
+type setPaneTitleIn struct {
+	Title string `json:"title" jsonschema:"The new title, taken literally."`
+	PaneTarget
+	Socket
+}
+
+func setPaneTitle(ctx context.Context, c *Call, in *setPaneTitleIn) (PaneInfo, error) {
+	if err := checkText("title", in.Title, 1024); err != nil {
+		return PaneInfo{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if _, err := t.ts.Command(ctx, "select-pane", "-t", t.pane.PaneID, "-T", tmux.EscapeFormat(in.Title)); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, t.ts, t.pane.PaneID)
+}
+
+// ---- clear_pane
+
+func clearPane(ctx context.Context, c *Call, in *paneIn) (resultOut, error) {
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("clear", t.pane.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	// One command list: nothing the program prints can land between the two.
+	if _, err := t.ts.Exec(ctx, []string{"send-keys", "-R", "-t", t.pane.PaneID}, []string{"clear-history", "-t", t.pane.PaneID}); err != nil {
+		return resultOut{}, err
+	}
+	return resultOut{Result: fmt.Sprintf("Pane %s cleared (screen and history)", t.pane.PaneID)}, nil
+}
+
+// ---- enter_copy_mode / exit_copy_mode
+
+type enterCopyModeIn struct {
+	PaneTarget
+	ScrollUp *int `json:"scroll_up,omitempty" jsonschema:"Lines to scroll up into the history once in copy mode."`
+	Socket
+}
+
+func enterCopyMode(ctx context.Context, c *Call, in *enterCopyModeIn) (PaneInfo, error) {
+	if in.ScrollUp != nil && (*in.ScrollUp < 0 || *in.ScrollUp > 1000000) {
+		return PaneInfo{}, fail("Give a number of lines from 0 to 1000000.", "scroll_up must be between 0 and 1000000, got %d", *in.ScrollUp)
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if t.pane.PaneDead {
+		return PaneInfo{}, fail("Respawn it with respawn_pane first, or pick another pane.", "pane %s is dead", t.pane.PaneID)
+	}
+	cmds := [][]string{{"copy-mode", "-t", t.pane.PaneID}}
+	if in.ScrollUp != nil && *in.ScrollUp > 0 {
+		cmds = append(cmds, []string{"send-keys", "-t", t.pane.PaneID, "-X", "-N", strconv.Itoa(*in.ScrollUp), "scroll-up"})
+	}
+	if _, err := t.ts.Exec(ctx, cmds...); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, t.ts, t.pane.PaneID)
+}
+
+func exitCopyMode(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if t.pane.PaneInMode {
+		if _, err := t.ts.Command(ctx, "send-keys", "-t", t.pane.PaneID, "-X", "cancel"); err != nil {
+			return PaneInfo{}, err
+		}
+	}
+	return c.paneByID(ctx, t.ts, t.pane.PaneID)
+}
+
+// ---- respawn_pane
+
+type respawnPaneIn struct {
+	PaneID                    string  `json:"pane_id" jsonschema:"Pane to respawn (e.g. '%1')."`
+	Kill                      bool    `json:"kill,omitempty" jsonschema:"End the program running in the pane first; with false, only a dead pane can be respawned."`
+	Shell                     *string `json:"shell,omitempty" jsonschema:"Command to run instead of the pane's original command."`
+	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of the new process."`
+	Environment               any     `json:"environment,omitempty"`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the new shell from writing history files."`
+	Socket
+}
+
+func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, error) {
+	if err := checkIDs(&in.PaneID, nil, nil); err != nil {
+		return PaneInfo{}, err
+	}
+	if err := checkDir(in.StartDirectory); err != nil {
+		return PaneInfo{}, err
+	}
+	if in.Shell != nil && (strings.TrimSpace(*in.Shell) == "" || strings.ContainsRune(*in.Shell, 0) || len(*in.Shell) > 64<<10) {
+		return PaneInfo{}, fail("Give a command of at most 64 KiB, or omit shell to rerun the pane's command.", "shell is empty, too long or contains a NUL byte")
+	}
+	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	t, err := c.pane(ctx, PaneTarget{PaneID: &in.PaneID}, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("respawn", in.PaneID); err != nil {
+		return PaneInfo{}, err
+	}
+	if !in.Kill && !t.pane.PaneDead {
+		return PaneInfo{}, fail("Pass kill=true to end the running program first.", "pane %s is still running %s", in.PaneID, t.pane.PaneCurrentCommand)
+	}
+	args := []string{"respawn-pane", "-t", in.PaneID}
+	if in.Kill {
+		args = append(args, "-k")
+	}
+	if in.StartDirectory != nil {
+		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+	}
+	args = append(args, envArgs...)
+	if in.Shell != nil {
+		args = append(args, *in.Shell)
+	}
+	if _, err := t.ts.Command(ctx, args...); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, t.ts, in.PaneID)
+}
+
+// ---- kill_pane
+
+type killPaneIn struct {
+	PaneID string `json:"pane_id" jsonschema:"Pane to kill (e.g. '%1')."`
+	Socket
+}
+
+func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
+	if err := checkIDs(&in.PaneID, nil, nil); err != nil {
+		return resultOut{}, err
+	}
+	t, err := c.pane(ctx, PaneTarget{PaneID: &in.PaneID}, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("kill", in.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
+}
+
+// killCommand runs a kill in its own tmux process: the kill may end the session the control
+// connection is attached to, and with it the connection, before tmux answers.
+func killCommand(ctx context.Context, ts *tmux.Server, args ...string) error {
+	_, err := ts.Spawn(ctx, nil, args...)
+	return err
+}
+
+// ---- rename_session
+
+type renameSessionIn struct {
+	NewName     string  `json:"new_name" jsonschema:"The new session name (no ':' or '.'; taken literally)."`
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session to rename, by exact name."`
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session to rename, by id (e.g. '$1'); wins over session_name."`
+	Socket
+}
+
+func renameSession(ctx context.Context, c *Call, in *renameSessionIn) (tmux.Session, error) {
+	if err := checkSessionName(&in.NewName); err != nil {
+		return tmux.Session{}, renamed(err, "session_name", "new_name")
+	}
+	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	for _, s := range t.snap.Sessions {
+		if s.SessionName == in.NewName && s.SessionID != t.session.SessionID {
+			return tmux.Session{}, fail("Choose another new_name (list_sessions shows the names in use).", "a session named %q already exists (%s)", truncate(in.NewName, 80), s.SessionID)
+		}
+	}
+	if _, err := t.ts.Command(ctx, "rename-session", "-t", t.session.SessionID, tmux.EscapeFormat(in.NewName)); err != nil {
+		return tmux.Session{}, err
+	}
+	return findSession(ctx, t.ts, t.session.SessionID)
+}
+
+// renamed reports a validation error under the argument name the caller used.
+func renamed(err error, from, to string) error {
+	var te *toolError
+	if errors.As(err, &te) {
+		return &toolError{msg: strings.Replace(te.msg, from, to, 1), hint: te.hint}
+	}
+	return err
+}
+
+// ---- select_window
+
+type selectWindowIn struct {
+	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window to select (e.g. '@1')."`
+	WindowIndex *string `json:"window_index,omitempty" jsonschema:"Window to select by its index in the session (e.g. '0')."`
+	Direction   *string `json:"direction,omitempty" jsonschema:"Select the next, previous or last (previously current) window of the session instead."`
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	Socket
+}
+
+func selectWindow(ctx context.Context, c *Call, in *selectWindowIn) (tmux.Window, error) {
+	if in.WindowID == nil && in.WindowIndex == nil && in.Direction == nil {
+		return tmux.Window{}, fail("Pass window_id, window_index (with the session) or direction (next, previous, last).", "select_window needs window_id, window_index or direction")
+	}
+	if err := checkIDs(nil, in.WindowID, in.SessionID); err != nil {
+		return tmux.Window{}, err
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	var sessionID string
+	var args []string
+	if in.WindowID != nil || in.WindowIndex != nil {
+		w, err := resolveWindowIn(snap, WindowTarget{WindowID: in.WindowID, WindowIndex: in.WindowIndex, SessionName: in.SessionName, SessionID: in.SessionID})
+		if err != nil {
+			return tmux.Window{}, err
+		}
+		if in.WindowID != nil && (in.SessionID != nil || in.SessionName != nil) {
+			// The window as linked in the session the caller named, when it is linked there.
+			if s, err := resolveSession(snap, in.SessionID, in.SessionName); err == nil {
+				if lw, ok := windowRow(snap, s.SessionID, w.WindowID); ok {
+					w = lw
+				}
+			}
+		}
+		sessionID = w.SessionID
+		args = []string{"select-window", "-t", windowTarget(w)}
+	} else {
+		s, err := resolveSession(snap, in.SessionID, in.SessionName)
+		if err != nil {
+			return tmux.Window{}, err
+		}
+		sessionID = s.SessionID
+		cmd := map[string]string{"next": "next-window", "previous": "previous-window", "last": "last-window"}[*in.Direction]
+		args = []string{cmd, "-t", s.SessionID}
+	}
+	if _, err := ts.Exec(ctx, args); err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) && in.Direction != nil {
+			return tmux.Window{}, fail("Select a window by window_id or window_index instead (list_windows shows them).", "cannot select the %s window of session %s: %s", *in.Direction, sessionID, strings.TrimSpace(ce.Message))
+		}
+		return tmux.Window{}, err
+	}
+	sessions, err := ts.Snapshot(ctx, tmux.WithSessions)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	for _, s := range sessions.Sessions {
+		if s.SessionID == sessionID {
+			return windowNow(ctx, ts, sessionID, s.ActiveWindowID)
+		}
+	}
+	return tmux.Window{}, fmt.Errorf("session %s: %w", sessionID, tmux.ErrNotFound)
+}
+
+// ---- rename_window
+
+type renameWindowIn struct {
+	NewName string `json:"new_name" jsonschema:"The new window name (taken literally)."`
+	WindowTarget
+	Socket
+}
+
+func renameWindow(ctx context.Context, c *Call, in *renameWindowIn) (tmux.Window, error) {
+	if err := checkName("new_name", &in.NewName); err != nil {
+		return tmux.Window{}, err
+	}
+	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if _, err := t.ts.Command(ctx, "rename-window", "-t", windowTarget(t.window), tmux.EscapeFormat(in.NewName)); err != nil {
+		return tmux.Window{}, err
+	}
+	return windowNow(ctx, t.ts, t.window.SessionID, t.window.WindowID)
+}
+
+// ---- select_layout
+
+var (
+	builtinLayouts = []string{"even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"}
+	layoutRe       = regexp.MustCompile(`^[0-9a-f]{4},[0-9]+x[0-9]+,[0-9]+,[0-9]+[0-9x,{}\[\]]*$`)
+)
+
+type selectLayoutIn struct {
+	Layout string `json:"layout" jsonschema:"A built-in layout (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled) or a layout string as window_layout reports it."`
+	WindowTarget
+	Socket
+}
+
+func selectLayout(ctx context.Context, c *Call, in *selectLayoutIn) (tmux.Window, error) {
+	l := strings.TrimSpace(in.Layout)
+	isBuiltin := false
+	for _, b := range builtinLayouts {
+		isBuiltin = isBuiltin || l == b
+	}
+	if !isBuiltin && (len(l) > 8192 || !layoutRe.MatchString(l)) {
+		return tmux.Window{}, fail("Use one of "+strings.Join(builtinLayouts, ", ")+", or a layout string copied from window_layout (list_windows).", "layout %q is neither a built-in layout nor a layout string", truncate(in.Layout, 80))
+	}
+	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if _, err := t.ts.Command(ctx, "select-layout", "-t", windowTarget(t.window), l); err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) {
+			return tmux.Window{}, fail("A layout string must match the window's pane count and carry a valid checksum; copy one from window_layout, or use a built-in layout.", "tmux refused layout %q: %s", truncate(l, 80), strings.TrimSpace(ce.Message))
+		}
+		return tmux.Window{}, err
+	}
+	return windowNow(ctx, t.ts, t.window.SessionID, t.window.WindowID)
+}
+
+// ---- resize_window
+
+type resizeWindowIn struct {
+	WindowTarget
+	Width  *int `json:"width,omitempty" jsonschema:"New width in cells."`
+	Height *int `json:"height,omitempty" jsonschema:"New height in cells."`
+	Socket
+}
+
+func resizeWindow(ctx context.Context, c *Call, in *resizeWindowIn) (tmux.Window, error) {
+	if in.Width == nil && in.Height == nil {
+		return tmux.Window{}, fail("Pass width and/or height in cells.", "resize_window needs width or height")
+	}
+	if err := errors.Join(checkSize("width", in.Width), checkSize("height", in.Height)); err != nil {
+		return tmux.Window{}, err
+	}
+	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	args := []string{"resize-window", "-t", windowTarget(t.window)}
+	if in.Width != nil {
+		args = append(args, "-x", strconv.Itoa(*in.Width))
+	}
+	if in.Height != nil {
+		args = append(args, "-y", strconv.Itoa(*in.Height))
+	}
+	if _, err := t.ts.Command(ctx, args...); err != nil {
+		return tmux.Window{}, err
+	}
+	return windowNow(ctx, t.ts, t.window.SessionID, t.window.WindowID)
+}
+
+// ---- move_window
+
+type moveWindowIn struct {
+	WindowTarget
+	DestinationIndex   *string `json:"destination_index,omitempty" jsonschema:"Index for the window in the destination session (e.g. '3'); omitted: the next free index."`
+	DestinationSession *string `json:"destination_session,omitempty" jsonschema:"Destination session, by exact name or id (e.g. '$2'); omitted: the window's own session."`
+	Socket
+}
+
+func moveWindow(ctx context.Context, c *Call, in *moveWindowIn) (tmux.Window, error) {
+	idx := ""
+	if in.DestinationIndex != nil && strings.TrimSpace(*in.DestinationIndex) != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(*in.DestinationIndex))
+		if err != nil || n < 0 || n > 100000 {
+			return tmux.Window{}, fail("Pass a window index such as \"3\", or omit it for the next free index.", "destination_index %q is not a window index", truncate(*in.DestinationIndex, 40))
+		}
+		idx = strconv.Itoa(n)
+	}
+	if in.DestinationSession != nil {
+		if err := checkName("destination_session", in.DestinationSession); err != nil {
+			return tmux.Window{}, err
+		}
+	}
+	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	dest := t.window.SessionID
+	if d := in.DestinationSession; d != nil {
+		var s tmux.Session
+		if strings.HasPrefix(*d, "$") {
+			s, err = resolveSession(t.snap, d, nil)
+		} else {
+			s, err = resolveSession(t.snap, nil, d)
+		}
+		if err != nil {
+			return tmux.Window{}, err
+		}
+		dest = s.SessionID
+	}
+	args := []string{"move-window"}
+	// Keep a current window current when it stays in its session; elsewhere, do not change
+	// which window the destination shows.
+	if !(dest == t.window.SessionID && t.window.WindowActive) {
+		args = append(args, "-d")
+	}
+	args = append(args, "-s", windowTarget(t.window), "-t", dest+":"+idx)
+	if _, err := t.ts.Command(ctx, args...); err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "index in use") {
+			return tmux.Window{}, fail("Pick a free destination_index (list_windows shows the used ones), or omit it for the next free index.", "index %s is in use in session %s", idx, dest)
+		}
+		return tmux.Window{}, err
+	}
+	return windowNow(ctx, t.ts, dest, t.window.WindowID)
+}
+
+// ---- kill_window
+
+type killWindowIn struct {
+	WindowID string `json:"window_id" jsonschema:"Window to kill (e.g. '@1')."`
+	Socket
+}
+
+func killWindow(ctx context.Context, c *Call, in *killWindowIn) (resultOut, error) {
+	if err := checkIDs(nil, &in.WindowID, nil); err != nil {
+		return resultOut{}, err
+	}
+	t, err := c.window(ctx, WindowTarget{WindowID: &in.WindowID}, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	pl := c.callerPlace(ctx, t.ts, t.snap)
+	if err := pl.guardGroup("window", in.WindowID, pl.windows); err != nil {
+		return resultOut{}, err
+	}
+	if err := killCommand(ctx, t.ts, "kill-window", "-t", in.WindowID); err != nil {
+		return resultOut{}, err
+	}
+	return resultOut{Result: "Window " + in.WindowID + " killed"}, nil
+}
+
+// ---- kill_session
+
+func killSession(ctx context.Context, c *Call, in *sessionIn) (resultOut, error) {
+	if in.SessionID == nil && in.SessionName == nil {
+		return resultOut{}, fail("Pass session_name or session_id (list_sessions shows them); kill_session never picks a session for you.", "kill_session needs session_name or session_id")
+	}
+	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	id := t.session.SessionID
+	pl := c.callerPlace(ctx, t.ts, t.snap)
+	if err := pl.guardGroup("session", id, pl.sessions); err != nil {
+		return resultOut{}, err
+	}
+	if err := killCommand(ctx, t.ts, "kill-session", "-t", id); err != nil {
+		return resultOut{}, err
+	}
+	return resultOut{Result: fmt.Sprintf("Session %s (%s) killed", id, t.session.SessionName)}, nil
+}
+
+// ---- kill_server
+
+func killServer(ctx context.Context, c *Call, in *socketOnly) (resultOut, error) {
+	ts, err := c.srv.tmuxFor(in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	if _, err := ts.Identity(ctx); err != nil {
+		return resultOut{}, err // not running (or not answering): nothing to kill
+	}
+	if c.isCallerServer(ctx, ts) {
+		return resultOut{}, fail(selfHint, "refusing to kill this tmux server: this MCP server runs inside it")
+	}
+	// Spawned: the control connection dies with the server, before it could answer.
+	if err := killCommand(ctx, ts, "kill-server"); err != nil {
+		return resultOut{}, err
+	}
+	return resultOut{Result: "tmux server killed"}, nil
+}

@@ -1,4 +1,480 @@
 package server
 
-// optionTools: options, environment and hooks (not built yet).
-func optionTools() []*Tool { return nil }
+import (
+	"context"
+	"errors"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// optionTools: options, environment and hooks (hooks are readable, never writable).
+func optionTools() []*Tool {
+	scopeEnum := enum("scope", "server", "session", "window", "pane")
+	return []*Tool{
+		define(spec{Name: "show_option", Title: "Show tmux Option", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Read one tmux option: its effective value for a session, window or pane (inherited values included), or its global value with global_=true. value is null for an unset user option (@name).",
+			Input:       edits(scopeEnum, def("global_", false))},
+			showOption),
+		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Set one tmux option for a session, window or pane, or globally with global_=true. Hooks cannot be set, and values that would run shell commands (#(...)) are refused.",
+			Input:       edits(scopeEnum, def("global_", false))},
+			setOption),
+		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Read the environment tmux gives new processes: a session's, or the global one when no session is given. A variable marked for removal is reported as true."},
+			showEnvironment),
+		define(spec{Name: "set_environment", Title: "Set tmux Environment", Tier: policy.Mutating, Ann: annMUT,
+			Description: "Set a variable in the environment tmux gives new processes: a session's, or the global one when no session is given. Running processes are not affected."},
+			setEnvironment),
+		define(spec{Name: "show_hooks", Title: "Show tmux Hooks", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "List the tmux hooks that are set: the global ones (session and window hooks together) by default, or those of one session, window or pane. Hooks can be read, never set.",
+			Input:       edits(scopeEnum, def("global_", false))},
+			showHooks),
+		define(spec{Name: "show_hook", Title: "Show tmux Hook", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Read one tmux hook (e.g. after-new-window, pane-died): its commands, globally by default or for one session, window or pane; empty when it is not set.",
+			Input:       edits(scopeEnum, def("global_", false))},
+			showHook),
+	}
+}
+
+// ScopeArgs are the scope arguments of the option and hook tools.
+type ScopeArgs struct {
+	Scope  *string `json:"scope,omitempty" jsonschema:"Which options: server, session, window or pane; omitted: tmux infers it from the option's name."`
+	Target *string `json:"target,omitempty" jsonschema:"Whose options: a session id or exact name, a window id (@1) or a pane id (%1); omitted: the first session (its active window or pane)."`
+	Global bool    `json:"global_,omitempty" jsonschema:"The global value (the default inherited by every session, window or pane) instead of one target's."`
+}
+
+var (
+	optionNameRe = regexp.MustCompile(`^(@[A-Za-z0-9_.-]{1,128}|[a-z][a-z0-9-]{0,63})(\[[0-9]{1,5}\])?$`)
+	hookNameRe   = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
+)
+
+func checkOptionName(name string) error {
+	if !optionNameRe.MatchString(name) {
+		return fail("Option names look like status-left, mode-keys, @my-option or status-format[0] (no spaces, #, ; or quotes); tmux's manual lists them.", "option %q is not a valid option name", truncate(name, 80))
+	}
+	return nil
+}
+
+// scopeTarget is a resolved scope: the tmux flags and the target they name.
+type scopeTarget struct {
+	flags  []string
+	target string // id of the session, window or pane; "" for server or global
+	label  string // what the result reports as target
+}
+
+// resolveScope turns scope, target and global_ into tmux flags. Without a target, a session,
+// window or pane scope means the first session (its active window or pane), never whatever
+// tmux would take as "current" for this server's control connection.
+func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Server, scopeTarget, error) {
+	var st scopeTarget
+	scope := str(a.Scope)
+	if a.Target != nil && a.Global {
+		return nil, st, fail("Pass target for one session, window or pane, or global_=true for the global value, not both.", "target and global_ exclude each other")
+	}
+	if a.Target != nil && scope == "server" {
+		return nil, st, fail("Omit target: server options belong to the whole tmux server.", "server options take no target")
+	}
+	if a.Target != nil {
+		if err := checkName("target", a.Target); err != nil {
+			return nil, st, err
+		}
+	}
+	ts, err := c.srv.tmuxFor(sock)
+	if err != nil {
+		return nil, st, err
+	}
+	switch scope {
+	case "server":
+		st.flags = []string{"-s"}
+	case "window":
+		st.flags = []string{"-w"}
+	case "pane":
+		st.flags = []string{"-p"}
+	}
+	if a.Global {
+		if scope == "pane" {
+			st.flags = []string{"-w"} // tmux keeps global pane options in the window tree
+		}
+		st.flags = append([]string{"-g"}, st.flags...)
+		st.label = "global"
+		return ts, st, nil
+	}
+	if scope == "server" {
+		st.label = "server"
+		return ts, st, nil
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		return nil, st, err
+	}
+	t := str(a.Target)
+	switch {
+	case a.Target == nil:
+		s, err := resolveSession(snap, nil, nil)
+		if err != nil {
+			return nil, st, err
+		}
+		switch scope {
+		case "window":
+			st.target = s.ActiveWindowID
+		case "pane":
+			st.target = s.ActivePaneID
+		default:
+			st.target = s.SessionID
+		}
+	case strings.HasPrefix(t, "%"):
+		p, err := resolvePaneIn(snap, PaneTarget{PaneID: &t})
+		if err != nil {
+			return nil, st, err
+		}
+		st.target = p.PaneID
+	case strings.HasPrefix(t, "@"):
+		if scope == "session" {
+			return nil, st, fail("Pass a session id or name as target for session options.", "target %s is a window, not a session", t)
+		}
+		w, err := resolveWindowIn(snap, WindowTarget{WindowID: &t})
+		if err != nil {
+			return nil, st, err
+		}
+		st.target = w.WindowID
+	case strings.HasPrefix(t, "$"):
+		s, err := resolveSession(snap, &t, nil)
+		if err != nil {
+			return nil, st, err
+		}
+		st.target = s.SessionID
+	default:
+		s, err := resolveSession(snap, nil, &t)
+		if err != nil {
+			return nil, st, err
+		}
+		st.target = s.SessionID
+	}
+	if strings.HasPrefix(st.target, "%") && (scope == "session" || scope == "window") {
+		return nil, st, fail("Pass a window id for window options, a session for session options, a pane id for pane options.", "target %s is a pane, not a %s", st.target, scope)
+	}
+	st.flags = append(st.flags, "-t", st.target)
+	st.label = st.target
+	return ts, st, nil
+}
+
+// ---- show_option
+
+type showOptionIn struct {
+	Option string `json:"option" jsonschema:"Option name, e.g. status, mode-keys, history-limit, @my-option, status-format[0]."`
+	ScopeArgs
+	Socket
+}
+
+type showOptionOut struct {
+	Option string  `json:"option"`
+	Value  *string `json:"value" jsonschema:"the value (array options: one element per line); null when a user option is unset"`
+	Target string  `json:"target" jsonschema:"whose value this is: a session, window or pane id, server or global"`
+}
+
+func showOption(ctx context.Context, c *Call, in *showOptionIn) (showOptionOut, error) {
+	if err := checkOptionName(in.Option); err != nil {
+		return showOptionOut{}, err
+	}
+	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName)
+	if err != nil {
+		return showOptionOut{}, err
+	}
+	args := []string{"show-options", "-v"}
+	if !in.Global {
+		args = append(args, "-A") // the effective value, inherited or not
+	}
+	args = append(append(args, st.flags...), in.Option)
+	out, err := ts.Query(ctx, args)
+	if err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "invalid option") {
+			if strings.HasPrefix(in.Option, "@") {
+				return showOptionOut{Option: in.Option, Target: st.label}, nil
+			}
+			return showOptionOut{}, fail("Check the name and the scope (server, session, window or pane); tmux's manual lists the options.", "tmux has no option %q", in.Option)
+		}
+		return showOptionOut{}, err
+	}
+	v := strings.Join(out[0], "\n")
+	return showOptionOut{Option: in.Option, Value: &v, Target: st.label}, nil
+}
+
+// ---- set_option
+
+type setOptionIn struct {
+	Option string `json:"option" jsonschema:"Option name, e.g. mode-keys, history-limit, @my-option."`
+	Value  string `json:"value" jsonschema:"The new value, as tmux's set-option takes it."`
+	ScopeArgs
+	Socket
+}
+
+type setOptionOut struct {
+	Option string `json:"option"`
+	Value  string `json:"value"`
+	Status string `json:"status"`
+	Target string `json:"target" jsonschema:"whose value was set: a session, window or pane id, server or global"`
+}
+
+func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, error) {
+	if err := checkOptionName(in.Option); err != nil {
+		return setOptionOut{}, err
+	}
+	// Error texts never quote the value: it may be a secret, and errors reach the audit log.
+	switch {
+	case strings.ContainsRune(in.Value, 0):
+		return setOptionOut{}, fail("Remove the NUL byte.", "value contains a NUL byte")
+	case len(in.Value) > 64<<10:
+		return setOptionOut{}, fail("Use a value of at most 64 KiB.", "value is %d bytes long", len(in.Value))
+	case strings.Contains(in.Value, "#("):
+		return setOptionOut{}, fail("Remove the #(...) part: tmux would run it as a shell command in the background. Run commands with run_shell_command instead.", "value contains #( (a tmux shell job)")
+	}
+	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName)
+	if err != nil {
+		return setOptionOut{}, err
+	}
+	base, _, _ := strings.Cut(in.Option, "[")
+	hooks, err := hookNames(ctx, ts)
+	if err != nil {
+		return setOptionOut{}, err
+	}
+	if hooks[base] {
+		return setOptionOut{}, fail("Hooks are readable (show_hooks, show_hook), never writable through this server.", "%s is a hook, not an option", base)
+	}
+	args := append(append([]string{"set-option"}, st.flags...), in.Option, in.Value)
+	if _, err := ts.Exec(ctx, args); err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) {
+			// tmux's message may quote the value; keep only what it says about the option.
+			msg := strings.TrimSpace(ce.Message)
+			if in.Value != "" {
+				msg = strings.ReplaceAll(msg, in.Value, "<value>")
+			}
+			return setOptionOut{}, fail("Check the option name, its scope and the form of its value in tmux's manual (show_option shows the current value).", "tmux refused to set %s: %s", in.Option, msg)
+		}
+		return setOptionOut{}, err
+	}
+	return setOptionOut{Option: in.Option, Value: in.Value, Status: "set", Target: st.label}, nil
+}
+
+// ---- show_environment / set_environment
+
+type envScopeIn struct {
+	SessionName *string `json:"session_name,omitempty" jsonschema:"Session (exact name) whose environment to use; with neither session argument, the global environment."`
+	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	Socket
+}
+
+type showEnvironmentOut struct {
+	Variables map[string]any `json:"variables" jsonschema:"name: value, or true for a variable removed from the environment of new processes"`
+	Target    string         `json:"target" jsonschema:"the session id, or global"`
+}
+
+// envTarget resolves the session of an environment tool, or global when none is given.
+func (c *Call) envTarget(ctx context.Context, in envScopeIn) (*tmux.Server, []string, string, error) {
+	if in.SessionID == nil && in.SessionName == nil {
+		ts, err := c.srv.tmuxFor(in.SocketName)
+		return ts, []string{"-g"}, "global", err
+	}
+	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return t.ts, []string{"-t", t.session.SessionID}, t.session.SessionID, nil
+}
+
+func showEnvironment(ctx context.Context, c *Call, in *envScopeIn) (showEnvironmentOut, error) {
+	ts, flags, label, err := c.envTarget(ctx, *in)
+	if err != nil {
+		return showEnvironmentOut{}, err
+	}
+	out, err := ts.Query(ctx, append([]string{"show-environment"}, flags...))
+	if err != nil {
+		return showEnvironmentOut{}, err
+	}
+	vars := map[string]any{}
+	last := ""
+	for _, l := range out[0] {
+		name, value, ok := strings.Cut(l, "=")
+		switch {
+		case ok && envNameRe.MatchString(name):
+			vars[name], last = value, name
+		case strings.HasPrefix(l, "-") && envNameRe.MatchString(l[1:]):
+			vars[l[1:]], last = true, ""
+		case last != "":
+			// tmux prints values raw: a line that is no variable continues the previous value.
+			vars[last] = vars[last].(string) + "\n" + l
+		}
+	}
+	return showEnvironmentOut{Variables: vars, Target: label}, nil
+}
+
+type setEnvironmentIn struct {
+	Name  string `json:"name" jsonschema:"Variable name (letters, digits and _, not starting with a digit)."`
+	Value string `json:"value" jsonschema:"Its value."`
+	envScopeIn
+}
+
+type setEnvironmentOut struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Status string `json:"status"`
+	Target string `json:"target" jsonschema:"the session id, or global"`
+}
+
+func setEnvironment(ctx context.Context, c *Call, in *setEnvironmentIn) (setEnvironmentOut, error) {
+	if !envNameRe.MatchString(in.Name) || len(in.Name) > 256 {
+		return setEnvironmentOut{}, fail("Variable names are letters, digits and _, not starting with a digit.", "name %q is not a valid variable name", truncate(in.Name, 60))
+	}
+	switch {
+	case strings.ContainsRune(in.Value, 0):
+		return setEnvironmentOut{}, fail("Remove the NUL byte.", "value contains a NUL byte")
+	case len(in.Value) > 64<<10:
+		return setEnvironmentOut{}, fail("Use a value of at most 64 KiB.", "value is %d bytes long", len(in.Value))
+	}
+	ts, flags, label, err := c.envTarget(ctx, in.envScopeIn)
+	if err != nil {
+		return setEnvironmentOut{}, err
+	}
+	if _, err := ts.Exec(ctx, append(append([]string{"set-environment"}, flags...), in.Name, in.Value)); err != nil {
+		return setEnvironmentOut{}, err
+	}
+	return setEnvironmentOut{Name: in.Name, Value: in.Value, Status: "set", Target: label}, nil
+}
+
+// ---- hooks
+
+type hookEntry struct {
+	HookName string `json:"hook_name"`
+	Index    *int   `json:"index" jsonschema:"position in the hook's command array"`
+	Command  string `json:"command"`
+}
+
+type hooksOut struct {
+	Entries []hookEntry `json:"entries"`
+	Target  string      `json:"target" jsonschema:"whose hooks: global, or a session, window or pane id"`
+}
+
+type showHooksIn struct {
+	ScopeArgs
+	Socket
+}
+
+type showHookIn struct {
+	HookName string `json:"hook_name" jsonschema:"Hook name, e.g. after-new-window, pane-died, session-created."`
+	ScopeArgs
+	Socket
+}
+
+// globalHookCmds list tmux's global hooks: they live in two trees, session and window.
+var globalHookCmds = [][]string{{"show-hooks", "-g"}, {"show-hooks", "-gw"}}
+
+// hookNames returns every hook name tmux knows (global listings name unset hooks too).
+func hookNames(ctx context.Context, ts *tmux.Server) (map[string]bool, error) {
+	out, err := ts.Query(ctx, globalHookCmds...)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, lines := range out {
+		for _, l := range lines {
+			name, _, _ := strings.Cut(l, " ")
+			name, _, _ = strings.Cut(name, "[")
+			if name != "" {
+				names[name] = true
+			}
+		}
+	}
+	return names, nil
+}
+
+func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Server, hooksOut, error) {
+	var cmds [][]string
+	var out hooksOut
+	var ts *tmux.Server
+	if s := str(a.Scope); a.Target == nil && (s == "" || s == "server") {
+		// Server-wide means global: tmux splits its global hooks between two trees.
+		var err error
+		if ts, err = c.srv.tmuxFor(sock); err != nil {
+			return nil, out, err
+		}
+		cmds, out.Target = globalHookCmds, "global"
+	} else {
+		if s == "" {
+			s = "session"
+		}
+		var st scopeTarget
+		var err error
+		if ts, st, err = c.resolveScope(ctx, ScopeArgs{Scope: &s, Target: a.Target, Global: a.Global}, sock); err != nil {
+			return nil, out, err
+		}
+		cmds, out.Target = [][]string{append([]string{"show-hooks"}, st.flags...)}, st.label
+	}
+	res, err := ts.Query(ctx, cmds...)
+	if err != nil {
+		return nil, out, err
+	}
+	out.Entries = []hookEntry{}
+	for _, lines := range res {
+		for _, l := range lines {
+			key, cmd, ok := strings.Cut(l, " ")
+			if !ok {
+				continue // a hook that is not set
+			}
+			e := hookEntry{HookName: key, Command: cmd}
+			if name, idx, ok := strings.Cut(key, "["); ok {
+				e.HookName = name
+				if n, err := strconv.Atoi(strings.TrimSuffix(idx, "]")); err == nil {
+					e.Index = &n
+				}
+			}
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	sort.SliceStable(out.Entries, func(i, j int) bool {
+		a, b := out.Entries[i], out.Entries[j]
+		if a.HookName != b.HookName {
+			return a.HookName < b.HookName
+		}
+		return a.Index != nil && b.Index != nil && *a.Index < *b.Index
+	})
+	return ts, out, nil
+}
+
+func showHooks(ctx context.Context, c *Call, in *showHooksIn) (hooksOut, error) {
+	_, out, err := c.hooks(ctx, in.ScopeArgs, in.SocketName)
+	return out, err
+}
+
+func showHook(ctx context.Context, c *Call, in *showHookIn) (hooksOut, error) {
+	if !hookNameRe.MatchString(in.HookName) {
+		return hooksOut{}, fail("Hook names look like after-new-window or pane-died; show_hooks lists the ones that are set.", "hook_name %q is not a valid hook name", truncate(in.HookName, 80))
+	}
+	ts, out, err := c.hooks(ctx, in.ScopeArgs, in.SocketName)
+	if err != nil {
+		return hooksOut{}, err
+	}
+	names, err := hookNames(ctx, ts)
+	if err != nil {
+		return hooksOut{}, err
+	}
+	if !names[in.HookName] {
+		return hooksOut{}, fail("tmux's manual (HOOKS) lists them, e.g. after-new-window, pane-died, session-created, client-attached.", "tmux has no hook %q", in.HookName)
+	}
+	var kept []hookEntry
+	for _, e := range out.Entries {
+		if e.HookName == in.HookName {
+			kept = append(kept, e)
+		}
+	}
+	if kept == nil {
+		kept = []hookEntry{}
+	}
+	out.Entries = kept
+	return out, nil
+}

@@ -205,7 +205,8 @@ func cleanSchemaError(err error) string {
 	s := err.Error()
 	s = strings.ReplaceAll(s, "validating root: ", "")
 	s = strings.ReplaceAll(s, "validating /properties/", "argument ")
-	return s
+	// The validator quotes the offending value: never echo a huge one back.
+	return truncate(s, 600)
 }
 
 // Run calls the tool in-process with raw JSON arguments, with the same validation, tier check

@@ -16,8 +16,10 @@
 // neither in the script, nor in the typed line, nor in any shell variable:
 // the echo of the typed line, shell tracing (set -x, set -v, DEBUG traps) and
 // the command itself cannot print a valid end marker by accident. Every
-// bookkeeping printf is "command printf" (POSIX) or "builtin printf" (fish),
-// so a user's alias or function named printf is bypassed.
+// bookkeeping printf is "\command \printf" (POSIX) or "builtin printf"
+// (fish): a user's function named printf and aliases of command and printf
+// (zsh global aliases included) are bypassed. Nothing in POSIX sh can bypass
+// a user function named "command".
 //
 // POSIX family (sh, ash, dash, bash, ksh, mksh, zsh): the whole wrapper runs
 // in a subshell, and the command in a nested subshell through eval of a
@@ -27,22 +29,26 @@
 // touched. The interactive shell's errexit and xtrace are suspended for the
 // bookkeeping and re-applied for the command. The outer subshell catches
 // SIGINT (trap : INT; the command gets the default disposition back), so a
-// Ctrl-C that kills the command still lets the wrapper print the end marker
-// with status 130. A status above 255 (ksh93 reports death by signal N as
-// 256+N) is mapped to 128+N. After the run the interactive shell's $? is the
-// command's status (0 when the shell has errexit on, so it does not exit).
+// Ctrl-C that kills the command still lets the wrapper print the end marker,
+// with status 130 (ksh93 reports 2: it cuts the 256+SIGINT status of an
+// interrupted subshell to 8 bits). A status above 255 (ksh93 reports a
+// command killed by signal N as 256+N) is mapped to 128+N. After the run the
+// interactive shell's $? is the command's status (0 when the shell has
+// errexit on, so that it does not exit).
 //
 // Fish family: fish has no subshell, and exit inside begin…end would end the
 // interactive shell, so the command runs in a child fish,
-// "$(status fish-path) --no-config -c '<command>'". Trade-off: the command
-// sees the exported environment, the working directory and universal
-// variables, but not functions, abbreviations or non-exported variables
-// defined in the user's config or session. The wrapper's own variables are
-// block-local (set -l inside begin…end). Fish cancels a running block when it
-// receives SIGINT, so the wrapper defines a SIGINT event handler for the
-// duration of the run (and erases it afterwards), and the child fish gets an
-// init-command handler that exits 130: Ctrl-C stops the command and the end
-// marker still reports 130.
+// "$(status fish-path) --no-config -c 'builtin eval <command>'" (eval because
+// fish 3.6 exits 0 from a -c script with a syntax error; eval reports 123).
+// Trade-off: the command sees the exported environment, the working
+// directory and universal variables, but not functions, abbreviations or
+// non-exported variables of the user's config or session. The wrapper's own
+// variables are block-local (set -l inside begin…end). Fish cancels a running
+// block when it receives SIGINT, so the wrapper defines a SIGINT event
+// handler for the duration of the run (erased afterwards) and the child fish
+// gets an init-command handler that exits 130: Ctrl-C stops the command and
+// the end marker still reports 130. The sourced script leaves the command's
+// status in $status; the inline line does not.
 //
 // Commands are normalised before framing: CRLF and lone CR become LF and
 // trailing line breaks are dropped. A NUL byte is refused ([ErrNUL]), and so

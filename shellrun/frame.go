@@ -6,10 +6,10 @@ import "strings"
 // the wrapper's subshell (POSIX) or block scope (fish, set -l); the fish
 // SIGINT handler is a global function erased at the end of the run.
 const (
-	varOpts    = "__tmx_o"
-	varStatus  = "__tmx_s"
-	varFish    = "__tmx_f"
-	fnInterrup = "__tmx_int"
+	varOpts     = "__tmx_o"
+	varStatus   = "__tmx_s"
+	varFish     = "__tmx_f"
+	fnInterrupt = "__tmx_int"
 )
 
 // markers returns the printf statements (format strings of octal escapes)
@@ -23,7 +23,7 @@ func markers(printf, id, statusArg string) (start, end string) {
 // posixFrame lists the POSIX wrapper's statements around evalStmt, which runs
 // the command. "(" and ")" stand alone so render can lay them out.
 func posixFrame(id, evalStmt string) []string {
-	start, end := markers("command printf", id, `"$`+varStatus+`"`)
+	start, end := markers(`\command \printf`, id, `"$`+varStatus+`"`)
 	return []string{
 		"(",
 		// Caught (not ignored) in the wrapper, so the nested subshell gets
@@ -49,20 +49,20 @@ func posixFrame(id, evalStmt string) []string {
 	}
 }
 
-// fishFrame lists the fish wrapper's statements; runStmt runs the command in a
-// child fish whose path is in $__tmx_f.
+// fishFrame lists the fish wrapper's statements; cmdArg is the -c argument of
+// the child fish (whose path is in $__tmx_f) that runs the command.
 func fishFrame(id, cmdArg string, withReturn bool) []string {
 	start, end := markers("builtin printf", id, "$"+varStatus)
 	s := []string{
 		"begin",
 		// An observed SIGINT does not cancel the running block.
-		"function " + fnInterrup + " --on-signal INT; end",
+		"function " + fnInterrupt + " --on-signal INT; end",
 		"set -l " + varFish + " (status fish-path 2>/dev/null); or set " + varFish + " fish",
 		start,
 		"$" + varFish + " --no-config --init-command " +
-			fishQuote("function "+fnInterrup+" --on-signal INT; exit 130; end") + " -c " + cmdArg,
+			fishQuote("function "+fnInterrupt+" --on-signal INT; exit 130; end") + " -c " + cmdArg,
 		"set -l " + varStatus + " $status",
-		"functions -e " + fnInterrup,
+		"functions -e " + fnInterrupt,
 		end,
 	}
 	if withReturn {
@@ -93,26 +93,38 @@ func render(stmts []string, oneLine bool) string {
 	return b.String()
 }
 
-func removeSelf(quotedPath string) string {
-	return "command rm -f -- " + quotedPath
+// removeSelf deletes the script file. POSIX: the backslashes keep aliases
+// (zsh global ones included) away from command and rm; fish has no aliases.
+func removeSelf(f Family, quotedPath string) string {
+	if f == Fish {
+		return "command rm -f -- " + quotedPath
+	}
+	return `\command \rm -f -- ` + quotedPath
 }
 
 func posixScript(id, cmd, path string) string {
-	stmts := append([]string{removeSelf(posixQuote(path))}, posixFrame(id, "eval "+posixQuote(cmd))...)
+	stmts := append([]string{removeSelf(POSIX, posixQuote(path))}, posixFrame(id, "eval "+posixQuote(cmd))...)
 	return render(stmts, false)
 }
 
 func posixInline(id, cmd string) string {
-	eval := `eval "$(command printf '%b' '` + percentB(cmd) + `')"`
+	eval := `eval "$(\command \printf '%b' '` + percentB(cmd) + `')"`
 	return " " + render(posixFrame(id, eval), true)
 }
 
 func fishScript(id, cmd, path string) string {
-	stmts := append([]string{removeSelf(fishQuote(path))}, fishFrame(id, fishQuote(cmd), true)...)
+	stmts := append([]string{removeSelf(Fish, fishQuote(path))}, fishFrame(id, fishQuote(fishChild(cmd)), true)...)
 	return render(stmts, false)
 }
 
 func fishInline(id, cmd string) string {
-	arg := "(builtin printf '%b' '" + percentB(cmd) + "' | string collect -N)"
+	arg := "(builtin printf '%b' '" + percentB(fishChild(cmd)) + "' | string collect -N)"
 	return " " + render(fishFrame(id, arg, false), true)
+}
+
+// fishChild is the child fish's -c script: eval of the quoted command, not
+// the command itself, because fish 3.6 exits 0 when a -c script has a syntax
+// error, while eval reports 123.
+func fishChild(cmd string) string {
+	return "builtin eval " + fishQuote(cmd)
 }

@@ -1,28 +1,37 @@
 package shellrun
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
 
-// anyBody accepts any body; anyStatus any nonzero status.
+// anyBody accepts any body.
+const anyBody = "\x00any"
+
+// Wanted statuses besides 0..255.
 const (
-	anyBody   = "\x00any"
-	nonzero   = -1
-	posixOnly = 1 << iota
+	nonzero   = -1 // any status but 0
+	anyStatus = -2 // any status
+)
+
+// Values of framingCase.only.
+const (
+	posixOnly = iota + 1
 	fishOnly
 )
 
 // framingCase is one command run in every shell of its families, through
 // both Script and Inline.
 type framingCase struct {
-	name    string
-	cmd     string // POSIX syntax (and fish, unless fishCmd is set)
-	fishCmd string
-	only    int // posixOnly, fishOnly or 0
-	status  int // want; nonzero means any status but 0
-	body    string
-	prelude map[string]string // per shell name ("posix" and "fish" for all of a family)
+	name     string
+	cmd      string // POSIX syntax (and fish, unless fishCmd is set)
+	fishCmd  string
+	only     int            // posixOnly, fishOnly or 0
+	status   int            // want; nonzero means any status but 0
+	statusBy map[string]int // per shell name, overriding status
+	body     string
+	prelude  map[string]string // per shell name ("posix" and "fish" for all of a family)
 }
 
 var framingCases = []framingCase{
@@ -41,7 +50,7 @@ var framingCases = []framingCase{
 		status: 0, body: "literal $HOME `x` $(y) 'q' \"d\"\nexpanded set"},
 	{name: "quotes", cmd: `echo "double" 'single' "it's" 'say "hi"' a'b'"c"` + "\necho 'a'\\''b' ''", status: 0,
 		fishCmd: `echo "double" 'single' "it's" 'say "hi"' a'b'"c"` + "\necho 'a\\'b' ''",
-		body: "double single it's say \"hi\" abc\na'b "},
+		body:    "double single it's say \"hi\" abc\na'b "},
 	{name: "substitution", cmd: "echo `echo bt` $(echo ds) \"$(echo 'in dq')\"", fishCmd: `echo (echo ds) "$(echo 'in dq')"`,
 		status: 0, body: anyBody},
 	{name: "unicode", cmd: "echo 'héllo wörld ✓ 日本語 🙂'", status: 0, body: "héllo wörld ✓ 日本語 🙂"},
@@ -52,8 +61,8 @@ var framingCases = []framingCase{
 	{name: "no-newline-fail", cmd: "printf abc; false", status: 1, body: "abc"},
 	{name: "comment", cmd: "echo hi # a comment ) } ' \"", status: 0, body: "hi"},
 	{name: "comment-multi", cmd: "echo hi # c1\n# c2\necho ho # c3", status: 0, body: "hi\nho"},
-	{name: "trailing-backslash", cmd: "echo a\\", status: 0, body: anyBody},
-	{name: "trailing-backslash-newline", cmd: "echo a\\\n", status: 0, body: anyBody},
+	{name: "trailing-backslash", cmd: "echo a\\", status: anyStatus, body: anyBody},
+	{name: "trailing-backslash-newline", cmd: "echo a\\\n", status: anyStatus, body: anyBody},
 	{name: "syntax-if", cmd: "if then", fishCmd: "if", status: nonzero, body: anyBody},
 	{name: "syntax-quote", cmd: "echo 'unterminated", status: nonzero, body: anyBody},
 	{name: "syntax-paren", cmd: "echo )", fishCmd: "echo )", status: nonzero, body: anyBody},
@@ -62,14 +71,14 @@ var framingCases = []framingCase{
 	{name: "function", cmd: "f() { echo in-f; return 3; }; f", fishCmd: "function f; echo in-f; return 3; end; f",
 		status: 3, body: "in-f"},
 	{name: "exec", cmd: "exec echo replaced", status: 0, body: "replaced"},
-	{name: "killed", cmd: "sh -c 'kill -9 $$'", status: 137, body: ""},
-	{name: "terminated", cmd: "sh -c 'kill -TERM $$'", status: 143, body: ""},
+	{name: "killed", cmd: "sh -c 'kill -9 $$'", status: 137, body: anyBody},
+	{name: "terminated", cmd: "sh -c 'kill -TERM $$'", status: 143, body: anyBody},
 	{name: "stderr", cmd: "echo err >&2; echo out", status: 0, body: "err\nout"},
 	{name: "percent", cmd: "echo '%s %d %b \\n \\0101 \\c'", fishCmd: `echo '%s %d %b \\n \\0101 \\c'`, status: 0,
 		body: anyBody},
 	{name: "marker-lookalike", cmd: "echo tmx000000000000_E 0 tmx000000000000_D; echo _S _E _D", status: 0,
 		body: "tmx000000000000_E 0 tmx000000000000_D\n_S _E _D"},
-	{name: "bang", cmd: "echo 'x!!y' \"!\"; echo !$ ", fishCmd: "echo 'x!!y' '!' !\\$", status: nonzero | 0, body: anyBody},
+	{name: "bang", cmd: "echo 'x!!y' \"!\"; echo !$ ", fishCmd: "echo 'x!!y' '!' !\\$", status: 0, body: anyBody},
 	{name: "printf-function", cmd: "echo ok", status: 0, body: "ok", prelude: map[string]string{
 		"posix": "printf() { echo hijacked; }",
 		"fish":  "function printf; echo hijacked; end",
@@ -82,6 +91,14 @@ var framingCases = []framingCase{
 		"mksh": "alias printf='echo hijacked'",
 		"ksh":  "alias printf='echo hijacked'",
 	}},
+	{name: "alias-command", cmd: "echo ok", only: posixOnly, status: 0, body: "ok", prelude: map[string]string{
+		"bash":  "shopt -s expand_aliases\nalias command='echo hijacked' rm='echo hijacked'",
+		"zsh":   "alias -g printf='echo hijacked' rm='echo hijacked'; alias command='echo hijacked'",
+		"posix": "alias command='echo hijacked' rm='echo hijacked'",
+	}},
+	{name: "sigint", cmd: "kill -INT 0; echo not reached", status: 130, body: "", prelude: map[string]string{"posix": "trap : INT"},
+		// ksh93 reports an interrupted (virtual) subshell as 2: 256+SIGINT cut to 8 bits.
+		statusBy: map[string]int{"ksh": 2}},
 	{name: "nounset", cmd: "echo ok", only: posixOnly, status: 0, body: "ok", prelude: map[string]string{"posix": "set -u"}},
 	{name: "parent-errexit", cmd: "echo ok; false", only: posixOnly, status: 1, body: "ok",
 		prelude: map[string]string{"posix": "set -e"}},
@@ -92,7 +109,7 @@ var framingCases = []framingCase{
 	{name: "rcquotes", cmd: "echo 'it'\\''s' '' \"''\"", only: posixOnly, status: 0, body: "it's  ''",
 		prelude: map[string]string{"zsh": "setopt rcquotes"}},
 	{name: "noglob-ifs", cmd: "echo *", only: posixOnly, status: 0, body: "*",
-		prelude: map[string]string{"posix": "set -f; IFS=0123456789"}},
+		prelude: map[string]string{"posix": "set -f; IFS=0123456789", "zsh": "setopt noglob; IFS=0123456789"}},
 	{name: "long", cmd: strings.Repeat("echo 0123456789abcdef\n", 2000) + "exit 9", status: 9, body: strings.TrimSuffix(strings.Repeat("0123456789abcdef\n", 2000), "\n")},
 }
 
@@ -131,6 +148,7 @@ func TestFramingInShells(t *testing.T) {
 						continue
 					}
 					t.Run(mode.String()+"/"+c.name, func(t *testing.T) {
+						t.Parallel()
 						r := frame(t, sh, mode, c.preludeFor(sh), c.commandFor(sh), false)
 						checkRun(t, sh, mode, c, r)
 					})
@@ -142,6 +160,9 @@ func TestFramingInShells(t *testing.T) {
 
 func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 	t.Helper()
+	if s, ok := c.statusBy[sh.name]; ok {
+		c.status = s
+	}
 	p := r.parsed
 	if !p.Done || !p.Started {
 		t.Fatalf("%s: Done=%v Started=%v; output:\n%s", sh.name, p.Done, p.Started, r.out)
@@ -155,11 +176,14 @@ func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 	if c.body != anyBody && string(p.Body) != c.body {
 		t.Errorf("%s: body %q, want %q; output:\n%s", sh.name, p.Body, c.body, r.out)
 	}
-	if strings.Contains(string(r.out), "hijacked") {
+	if r.path != "" && SourcingFailed(r.out, r.path) {
+		t.Errorf("%s: SourcingFailed is true for a run that read its script:\n%s", sh.name, r.out)
+	}
+	if hijackedRE.Match(r.out) {
 		t.Errorf("%s: a user printf interfered:\n%s", sh.name, r.out)
 	}
 	want := c.status
-	if want == nonzero {
+	if want == nonzero || want == anyStatus {
 		want = p.Status
 	}
 	if mode == viaInline && sh.fam == Fish {
@@ -170,3 +194,46 @@ func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 	}
 	checkAfter(t, sh, r, want)
 }
+
+// interactiveCases run with the shell reading its input from stdin as an
+// interactive shell (-i): history expansion, alias expansion and zsh's
+// interactive comment rules are on, as in a pane.
+var interactiveCases = map[string]bool{
+	"status7": true, "exit7": true, "errexit": true, "cd": true, "multiline": true, "heredoc": true,
+	"quotes": true, "substitution": true, "unicode": true, "tabs": true, "no-newline": true,
+	"comment": true, "comment-multi": true, "syntax-quote": true, "syntax-close": true, "bang": true,
+	"printf-function": true, "trap-exit": true, "stderr": true,
+}
+
+func TestFramingInteractive(t *testing.T) {
+	for _, sh := range allShells() {
+		t.Run(sh.name, func(t *testing.T) {
+			need(t, sh)
+			t.Parallel()
+			for _, mode := range []runMode{viaScript, viaInline} {
+				for _, c := range framingCases {
+					if !c.appliesTo(sh) || !interactiveCases[c.name] {
+						continue
+					}
+					t.Run(mode.String()+"/"+c.name, func(t *testing.T) {
+						t.Parallel()
+						r := frame(t, sh, mode, c.preludeFor(sh), c.commandFor(sh), true)
+						checkRun(t, sh, mode, c, r)
+					})
+				}
+			}
+			// Aliases are expanded in interactive shells without any option.
+			if sh.fam == POSIX {
+				t.Run("alias", func(t *testing.T) {
+					c := framingCase{name: "alias", cmd: "echo ok", status: 0, body: "ok"}
+					r := frame(t, sh, viaScript, "alias printf='echo hijacked' command='echo hijacked'", c.cmd, true)
+					checkRun(t, sh, viaScript, c, r)
+				})
+			}
+		})
+	}
+}
+
+// hijackedRE matches output of a user's printf stand-in (not the echo of its
+// definition, which interactive shells print back).
+var hijackedRE = regexp.MustCompile(`(?m)(^|[#$>] )hijacked`)

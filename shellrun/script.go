@@ -61,7 +61,7 @@ func Script(f Family, id, command, scriptPath string) (script, typed string, err
 // only printable ASCII: no line break, no tab (which would trigger
 // completion), no control character, no "!" (history expansion) and no
 // literal run id. Its length grows with the command (up to 5 bytes per byte
-// that needs encoding, 1 otherwise, plus about 700 bytes of framing). A shell
+// that needs encoding, 1 otherwise, plus about 600 bytes of framing). A shell
 // without a line editor (dash, sh) reads a terminal line in canonical mode,
 // which holds at most 4095 bytes, so keep inline commands well below ~3 KiB
 // for those shells.

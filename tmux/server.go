@@ -164,6 +164,9 @@ func (s *Server) run(ctx context.Context, cmds [][]string, retry bool) ([][]stri
 		switch {
 		case errors.As(err, &ce):
 			return out, &CommandError{Command: ce.Command, Message: ce.Message}
+		case errors.Is(err, control.ErrUnsendable), errors.Is(err, control.ErrUnsupported):
+			// Words control mode cannot carry, or commands that would desynchronise it.
+			return s.spawnList(ctx, cmds)
 		case errors.Is(err, control.ErrClosed):
 			s.dropClient(cc)
 			if retry && attempt == 0 {
@@ -185,11 +188,12 @@ func (s *Server) timeoutError(ctx context.Context, cmds [][]string) error {
 	return ctx.Err()
 }
 
-// sendable reports whether cmds can travel as one control-mode line.
+// sendable reports whether cmds can travel as one control-mode line (a cheap pre-check; the
+// connection refuses anything else it cannot carry with ErrUnsendable).
 func sendable(cmds [][]string) bool {
 	for _, c := range cmds {
 		for _, w := range c {
-			if strings.ContainsAny(w, "\n\r\x00") {
+			if strings.ContainsAny(w, "\n\x00") || strings.IndexByte(w, 0xff) >= 0 {
 				return false
 			}
 		}

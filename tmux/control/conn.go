@@ -40,6 +40,13 @@ type Options struct {
 	RerouteFlowControl bool
 	// MaxLine caps one line in bytes (0 means DefaultMaxLine).
 	MaxLine int
+	// NoAttachWait writes requests at once instead of holding them until
+	// the client is attached (the first %session-changed). Only for
+	// transports that never attach, such as test doubles: tmux reads a
+	// control client's input before it runs the client's own attach
+	// command, so a command written early runs with no session (or renames
+	// the session the attach is looking for).
+	NoAttachWait bool
 }
 
 // CommandError reports a command that tmux refused (its %error block).
@@ -91,6 +98,8 @@ type Conn struct {
 	err    error
 
 	wake      chan struct{} // capacity 1: wbuf has data
+	ready     chan struct{} // closed once attached
+	readyOnce sync.Once
 	stop      chan struct{} // closed when the connection ends for any reason
 	done      chan struct{} // closed when the reader returns
 	closeOnce sync.Once
@@ -103,12 +112,13 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		opts.MaxLine = DefaultMaxLine
 	}
 	c := &Conn{
-		opts: opts,
-		r:    r,
-		w:    w,
-		wake: make(chan struct{}, 1),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		opts:  opts,
+		r:     r,
+		w:     w,
+		wake:  make(chan struct{}, 1),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+		ready: make(chan struct{}),
 	}
 	go c.readLoop()
 	go c.writeLoop()
@@ -128,7 +138,10 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 // line may already be written (tmux may still run it); its reply is then
 // discarded on arrival so later replies stay aligned. Note that tmux runs a
 // client's commands one after another, so a command that waits (run-shell
-// without -b, wait-for) delays every later request on the connection.
+// without -b, wait-for, save-buffer to a slow file) delays every later
+// request on the connection; such commands also end their block before
+// their work is done. Until the client is attached (see Ready) requests are
+// held, so an early Do waits for the attach.
 func (c *Conn) Do(ctx context.Context, cmds ...[]string) ([][]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -178,10 +191,27 @@ func (c *Conn) enqueue(req *request, cmds [][]string) error {
 	return nil
 }
 
+// Ready is closed once tmux reports the client attached to a session (the
+// first %session-changed). Requests made earlier are held until then unless
+// Options.NoAttachWait is set. It is never closed when the connection ends
+// first: wait on Done too. A failed attach ends the connection with an error
+// that says why (for example "can't find session: s").
+func (c *Conn) Ready() <-chan struct{} { return c.ready }
+
+// markAttached closes ready; called by the reader.
+func (c *Conn) markAttached() { c.readyOnce.Do(func() { close(c.ready) }) }
+
 // writeLoop hands buffered lines to w, batching whatever accumulated while
 // the previous write ran. A write error ends the connection: a partial line
 // would corrupt the next one.
 func (c *Conn) writeLoop() {
+	if !c.opts.NoAttachWait {
+		select {
+		case <-c.ready:
+		case <-c.stop:
+			return
+		}
+	}
 	var buf []byte
 	for {
 		select {
@@ -231,7 +261,9 @@ func (c *Conn) fail(cause error) {
 // Close ends the connection: pending and later requests fail with an error
 // wrapping ErrClosed, and w is closed if it is an io.Closer (tmux then
 // detaches and ends its output, which ends the reader). Close does not close
-// r. It returns the error of closing w.
+// r, and nothing but Close closes w. A writer that is not an io.Closer and
+// blocks forever keeps the writer goroutine alive. Close returns the error of
+// closing w.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.fail(errClosedByCaller)

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,8 @@ func TestDoNoise(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(notes) != 2 || notes[0] != "%window-add @1" || len(outs) != 2 || outs[1] != `%1 n\2` {
+	if len(notes) != 3 || notes[0] != "%session-changed $0 s" || !strings.HasPrefix(notes[1], "%window-add @") ||
+		len(outs) != 2 || !strings.HasPrefix(outs[1], `%1 n\`) {
 		t.Fatalf("notes %q outs %q", notes, outs)
 	}
 }
@@ -249,7 +251,7 @@ func TestWriteErrorFailsConn(t *testing.T) {
 	outR, _ := io.Pipe()
 	inR, inW := io.Pipe()
 	inR.CloseWithError(errors.New("broken pipe"))
-	c := NewConn(outR, inW, Options{})
+	c := NewConn(outR, inW, Options{NoAttachWait: true})
 	defer c.Close()
 	_, err := c.Do(ctxT(t), []string{"echo"})
 	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "broken pipe") {
@@ -322,4 +324,71 @@ func TestConcurrentDo(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+func TestRequestsWaitForAttach(t *testing.T) {
+	outR, outW := io.Pipe()
+	inR, inW := io.Pipe()
+	c := NewConn(outR, inW, Options{})
+	defer c.Close()
+	defer outW.Close()
+	lines := make(chan string, 4)
+	go func() {
+		br := bufio.NewReader(inR)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	res := make(chan error, 1)
+	go func() {
+		_, err := c.Do(ctxT(t), []string{"display-message", "-p", "x"})
+		res <- err
+	}()
+	waitQueued(t, c, 1)
+	select {
+	case l := <-lines:
+		t.Fatalf("wrote %q before attaching", l)
+	case <-time.After(50 * time.Millisecond):
+	}
+	io.WriteString(outW, "%begin 1 1 0\n%end 1 1 0\n")
+	select {
+	case l := <-lines:
+		t.Fatalf("wrote %q before %%session-changed", l)
+	case <-time.After(20 * time.Millisecond):
+	}
+	io.WriteString(outW, "%session-changed $0 s\n")
+	select {
+	case <-c.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Ready not closed")
+	}
+	if l := <-lines; l != "'display-message' '-p' 'x'\n" {
+		t.Fatalf("wrote %q", l)
+	}
+	io.WriteString(outW, "%begin 1 2 1\nx\n%end 1 2 1\n")
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAttachFailure(t *testing.T) {
+	outR, outW := io.Pipe()
+	c := NewConn(outR, io.Discard, Options{})
+	defer c.Close()
+	res := make(chan error, 1)
+	go func() {
+		_, err := c.Do(ctxT(t), []string{"display-message", "-p", "x"})
+		res <- err
+	}()
+	waitQueued(t, c, 1)
+	io.WriteString(outW, "%begin 1 264 0\ncan't find session: s\n%error 1 264 0\n%exit\n")
+	err := <-res
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "attach failed: can't find session: s") {
+		t.Fatalf("Do = %v", err)
+	}
+	outW.Close()
 }

@@ -83,6 +83,8 @@ func newFake(t testing.TB, opts Options) *fakeTmux {
 		rel: make(chan string), quit: make(chan struct{})}
 	f.conn = NewConn(outR, inW, opts)
 	go f.serve(inR)
+	// What tmux -C attach prints first: requests are held until then.
+	go f.write("%begin 100 1 0\n%end 100 1 0\n%session-changed $0 s\n")
 	t.Cleanup(func() {
 		close(f.quit)
 		f.conn.Close()
@@ -132,7 +134,7 @@ func (f *fakeTmux) next() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.num++
-	return f.num
+	return f.num + 1
 }
 
 func (f *fakeTmux) reply(line string) string {

@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("%begin 1 2 1\n%pause %1\n%error 1 2 1\n%output %1 a\\015\n%exit bye\n"), true)
 	f.Add([]byte("%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n%end 1 3 1\n%begin 1 4 1\n%error 1 4 1\n"), false)
 	f.Add([]byte("%extended-output %1 5 x : y\\\n%begin 0 0 1\n%end 0 0 1 \n%end 0 0 1"), false)
+	f.Add([]byte("%begin 1 1 0\ncan't find session: s\n%error 1 1 0\n%exit\n"), false)
 	f.Add([]byte("\n\n%\n%%\n%begin 99999999999999999999999 1 1\n%end 99999999999999999999999 1 1\n"), true)
 	f.Fuzz(func(t *testing.T, data []byte, reroute bool) {
 		opts := Options{
@@ -32,7 +33,7 @@ func FuzzParse(f *testing.F) {
 
 		p := parser{opts: &opts, complete: func([]string, bool) {}}
 		for _, line := range bytes.Split(data, []byte("\n")) {
-			if exit, _ := p.line(line); exit {
+			if p.line(line) != nil {
 				break
 			}
 		}

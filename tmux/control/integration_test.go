@@ -26,18 +26,28 @@ func TestRealWordsRoundTrip(t *testing.T) {
 		strings.Repeat("long ", 40000),
 	}
 	for i, w := range words {
+		// Two oracles: a user option printed back in-band (show-options
+		// prints values raw), and a paste buffer saved to a file.
 		file := filepath.Join(tm.dir, fmt.Sprintf("w%d", i))
-		// save-buffer has the client process write the file and holds the
-		// command queue until it is done: the third reply means written.
-		_, err := c.Do(ctxT(t), []string{"set-buffer", "-b", "x", "--", w}, []string{"save-buffer", "-b", "x", file},
-			[]string{"display-message", "-p", "written"})
+		got, err := c.Do(ctxT(t), []string{"set-option", "-g", "--", "@w", w}, []string{"show-options", "-gv", "@w"},
+			[]string{"set-buffer", "-b", "x", "--", w}, []string{"save-buffer", "-b", "x", file})
 		if err != nil {
-			t.Errorf("word %q: %v", w, err)
+			t.Errorf("word %.40q: %v", w, err)
 			continue
 		}
-		got, err := os.ReadFile(file)
-		if err != nil || string(got) != w {
-			t.Errorf("word %.40q came back as %.40q (%v)", w, got, err)
+		if !reflect.DeepEqual(got[1], []string{w}) {
+			t.Errorf("word %.40q came back in-band as %.40q", w, got[1])
+		}
+		// save-buffer's %end comes before the client process has written
+		// the file: poll.
+		var data []byte
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+			if data, err = os.ReadFile(file); err == nil && len(data) == len(w) {
+				break
+			}
+		}
+		if string(data) != w {
+			t.Errorf("word %.40q came back as %.40q (%v)", w, data, err)
 		}
 	}
 	// set-buffer ignores empty data: check the empty word through an option.
@@ -147,6 +157,7 @@ type paneLog struct {
 	data  []byte
 	ext   bool
 	notes []string
+	times []time.Time
 }
 
 func (l *paneLog) output(o Output) {
@@ -162,6 +173,7 @@ func (l *paneLog) notify(n Notification) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.notes = append(l.notes, n.Raw)
+	l.times = append(l.times, time.Now())
 }
 
 func (l *paneLog) waitFor(t *testing.T, want []byte) {
@@ -237,7 +249,13 @@ func TestRealNotificationsAndExit(t *testing.T) {
 			break
 		}
 		if time.Since(start) > 5*time.Second {
-			t.Fatalf("no %%window-add in %q", notes)
+			out, _ := tm.command("list-clients").CombinedOutput()
+			log.mu.Lock()
+			for i := range log.times {
+				t.Logf("%v %s", log.times[i].Sub(start), log.notes[i])
+			}
+			log.mu.Unlock()
+			t.Fatalf("no %%window-add in %q (Err %v) clients: %s", notes, c.Err(), out)
 		}
 	}
 	// kill-server ends the connection with %exit.
@@ -259,6 +277,22 @@ func TestRealNotificationsAndExit(t *testing.T) {
 		}
 	}
 	t.Logf("Err() = %v", c.Err())
+}
+
+func TestRealAttachFailure(t *testing.T) {
+	tm := startTmux(t)
+	c := tm.attachTo(t, "nosuch", Options{})
+	// Sent at once; tmux would run it before the failing attach if it were
+	// not held.
+	_, err := c.Do(ctxT(t), []string{"display-message", "-p", "x"})
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "attach failed: can't find session: nosuch") {
+		t.Fatalf("Do = %v", err)
+	}
+	select {
+	case <-c.Ready():
+		t.Fatal("Ready closed after a failed attach")
+	default:
+	}
 }
 
 func BenchmarkDoRealTmux(b *testing.B) {

@@ -21,10 +21,10 @@ func parseEvents(stream string, reroute bool) []string {
 	}
 	p := parser{opts: opts, complete: func(body []string, ok bool) {
 		ev = append(ev, fmt.Sprintf("block ok=%v %q", ok, body))
-	}}
+	}, attached: func() { ev = append(ev, "attached") }}
 	for _, line := range strings.Split(strings.TrimSuffix(stream, "\n"), "\n") {
-		if exit, reason := p.line([]byte(line)); exit {
-			ev = append(ev, "exit "+reason)
+		if err := p.line([]byte(line)); err != nil {
+			ev = append(ev, "exit: "+err.Error())
 			break
 		}
 	}
@@ -41,7 +41,22 @@ func TestParser(t *testing.T) {
 		{
 			name:   "attach block ignored, then notification",
 			stream: "%begin 1796005258 264 0\n%end 1796005258 264 0\n%session-changed $0 a\n",
-			want:   []string{"notify %session-changed $0 a"},
+			want:   []string{"notify %session-changed $0 a", "attached"},
+		},
+		{
+			name:   "only the first session-changed attaches",
+			stream: "%session-changed $0 a\n%session-changed $1 b\n",
+			want:   []string{"notify %session-changed $0 a", "attached", "notify %session-changed $1 b"},
+		},
+		{
+			name:   "failed attach explains the exit",
+			stream: "%begin 1 264 0\ncan't find session: s\n%error 1 264 0\n%exit\n",
+			want:   []string{"notify %exit", "exit: attach failed: can't find session: s"},
+		},
+		{
+			name:   "plain exit",
+			stream: "%exit\n",
+			want:   []string{"notify %exit", "exit: tmux sent %exit"},
 		},
 		{
 			name:   "reply with body",
@@ -100,7 +115,7 @@ func TestParser(t *testing.T) {
 		{
 			name:   "exit ends the stream",
 			stream: "%exit server exited unexpectedly\n%window-add @1\n",
-			want:   []string{"notify %exit server exited unexpectedly", "exit server exited unexpectedly"},
+			want:   []string{"notify %exit server exited unexpectedly", "exit: tmux sent %exit: server exited unexpectedly"},
 		},
 		{
 			name:   "stray text is dropped",

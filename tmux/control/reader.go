@@ -15,7 +15,7 @@ var errLineTooLong = errors.New("line too long")
 // the reason.
 func (c *Conn) readLoop() {
 	defer close(c.done)
-	p := parser{opts: &c.opts, complete: c.complete}
+	p := parser{opts: &c.opts, complete: c.complete, attached: c.markAttached}
 	br := bufio.NewReaderSize(c.r, 64<<10)
 	var long []byte
 	for {
@@ -47,12 +47,8 @@ func (c *Conn) readLoop() {
 			c.fail(fmt.Errorf("%w (over %d bytes)", errLineTooLong, c.opts.MaxLine))
 			return
 		}
-		if exit, reason := p.line(line); exit {
-			if reason == "" {
-				c.fail(errors.New("tmux sent %exit"))
-			} else {
-				c.fail(fmt.Errorf("tmux sent %%exit: %s", reason))
-			}
+		if err := p.line(line); err != nil {
+			c.fail(err)
 			return
 		}
 		if cap(long) > 4<<20 {
@@ -68,6 +64,12 @@ type parser struct {
 	// complete receives each finished block that carries flags 1 (a reply
 	// to one of our commands): its body and whether it ended with %end.
 	complete func(body []string, ok bool)
+	// attached is called on the first %session-changed: the client is
+	// attached to a session.
+	attached func()
+
+	isAttached bool
+	attachErr  string // the %error body of a flags-0 block before attaching
 
 	inBlock bool
 	mine    bool   // the open block has flags 1: its body is kept
@@ -79,46 +81,69 @@ type parser struct {
 	panes map[string]string // pane id strings, interned
 }
 
-// line handles one line without its newline. It reports exit when the line
-// is %exit outside a block, with the reason tmux gave.
-func (p *parser) line(line []byte) (exit bool, reason string) {
+// line handles one line without its newline. It returns an error when the
+// line is %exit outside a block: the connection is over.
+func (p *parser) line(line []byte) error {
 	if p.inBlock {
 		p.blockLine(line)
-		return false, ""
+		return nil
 	}
 	if len(line) < 2 || line[0] != '%' {
 		if len(line) == 1 {
 			p.notify(line) // a bare "%": pass it on, never drop
 		}
-		return false, "" // stray text outside a block: tmux sends none
+		return nil // stray text outside a block: tmux sends none
 	}
 	switch line[1] {
 	case 'o', 'e': // %output, %extended-output, %end, %error, %exit
 		if h, data, ok := splitOutput(line); ok {
 			p.output(h, line, data)
-			return false, ""
+			return nil
 		}
 		if _, ok := guardArgs(line, "%end "); ok {
-			return false, "" // unpaired: ignored
+			return nil // unpaired: ignored
 		}
 		if _, ok := guardArgs(line, "%error "); ok {
-			return false, ""
+			return nil
 		}
 		if bytes.Equal(line, []byte("%exit")) || bytes.HasPrefix(line, []byte("%exit ")) {
 			n := p.notify(line)
-			return true, n.Tail(0)
+			return p.exitError(n.Tail(0))
 		}
 	case 'b':
 		if args, ok := guardArgs(line, "%begin "); ok {
 			p.inBlock = true
+			// Flags 1 marks a command this client sent; attach, hooks
+			// and config run with flags 0.
 			p.mine = guardFlags(args)&1 != 0
 			p.guard = append(p.guard[:0], args...)
 			p.body, p.ends = p.body[:0], p.ends[:0]
-			return false, ""
+			return nil
+		}
+	case 's':
+		if !p.isAttached && bytes.HasPrefix(line, []byte("%session-changed ")) {
+			p.isAttached = true
+			p.notify(line)
+			if p.attached != nil {
+				p.attached()
+			}
+			return nil
 		}
 	}
 	p.notify(line)
-	return false, ""
+	return nil
+}
+
+// exitError describes the end of the stream by %exit.
+func (p *parser) exitError(reason string) error {
+	switch {
+	case !p.isAttached && p.attachErr != "":
+		return fmt.Errorf("attach failed: %s", p.attachErr)
+	case reason == "":
+		return errors.New("tmux sent %exit")
+	default:
+		return fmt.Errorf("tmux sent %%exit: %s", reason)
+	}
 }
 
 // blockLine handles a line inside an open block: the matching %end or
@@ -138,7 +163,9 @@ func (p *parser) blockLine(line []byte) {
 			return
 		}
 	}
-	if p.mine {
+	// Bodies of flags-0 blocks are kept only while not attached: a failed
+	// attach explains itself there.
+	if p.mine || (!p.isAttached && len(p.body) < 64<<10) {
 		p.body = append(p.body, line...)
 		p.ends = append(p.ends, len(p.body))
 	}
@@ -148,6 +175,9 @@ func (p *parser) blockLine(line []byte) {
 func (p *parser) closeBlock(ok bool) {
 	p.inBlock = false
 	if !p.mine {
+		if !ok && !p.isAttached {
+			p.attachErr = p.bodyText()
+		}
 		return
 	}
 	var lines []string
@@ -171,6 +201,20 @@ func (p *parser) closeBlock(ok bool) {
 	if p.complete != nil {
 		p.complete(lines, ok)
 	}
+}
+
+// bodyText returns the open block's body lines joined by newlines.
+func (p *parser) bodyText() string {
+	b := make([]byte, 0, len(p.body)+len(p.ends))
+	start := 0
+	for i, end := range p.ends {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, p.body[start:end]...)
+		start = end
+	}
+	return string(b)
 }
 
 // output decodes and delivers one output line.

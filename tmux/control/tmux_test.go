@@ -43,10 +43,18 @@ func startTmux(tb testing.TB) *privateTmux {
 	tm.env = append(tm.env, "HOME="+dir)
 	tb.Cleanup(func() {
 		exec.Command("tmux", "-S", tm.sock, "kill-server").Run()
+		if os.Getenv("DEBUGTMUX") != "" && tb.Failed() {
+			tb.Logf("kept %s", dir)
+			return
+		}
 		os.RemoveAll(dir)
 	})
-	if out, err := tm.command("new-session", "-d", "-s", "s", "-x", "80", "-y", "24",
-		"bash --noprofile --norc").CombinedOutput(); err != nil {
+	pre := []string{}
+	if os.Getenv("DEBUGTMUX") != "" {
+		pre = append(pre, "-vv")
+	}
+	if out, err := tm.command(append(pre, "new-session", "-d", "-s", "s", "-x", "80", "-y", "24",
+		"bash --noprofile --norc")...).CombinedOutput(); err != nil {
 		tb.Fatalf("new-session: %v: %s", err, out)
 	}
 	return tm
@@ -56,14 +64,34 @@ func startTmux(tb testing.TB) *privateTmux {
 func (tm *privateTmux) command(args ...string) *exec.Cmd {
 	cmd := exec.Command("tmux", append([]string{"-S", tm.sock, "-f", tm.cfg}, args...)...)
 	cmd.Env = tm.env
+	cmd.Dir = tm.dir
 	return cmd
 }
 
-// attach starts `tmux -C attach -t s` and a Conn over its pipes; cleanup
-// closes it and waits for the process.
+// attach starts `tmux -C attach -t s` and a Conn over its pipes and makes
+// one round trip; cleanup closes it and waits for the process.
 func (tm *privateTmux) attach(tb testing.TB, opts Options) *Conn {
 	tb.Helper()
-	cmd := tm.command("-C", "attach", "-t", "s")
+	c := tm.attachTo(tb, "s", opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Do(ctx, []string{"display-message", "-p", "ready"}); err != nil {
+		tb.Fatalf("control client not ready: %v", err)
+	}
+	return c
+}
+
+// attachTo starts `tmux -C attach -t session` and a Conn over its pipes.
+// With DEBUGTMUX set in the environment, tmux logs (-vv) into the test's
+// directory, which is kept when the test fails.
+func (tm *privateTmux) attachTo(tb testing.TB, session string, opts Options) *Conn {
+	tb.Helper()
+	args := []string{"-C", "attach", "-t", session}
+	if os.Getenv("DEBUGTMUX") != "" {
+		args = append([]string{"-vv"}, args...)
+	}
+	cmd := tm.command(args...)
+	cmd.Dir = tm.dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -85,11 +113,5 @@ func (tm *privateTmux) attach(tb testing.TB, opts Options) *Conn {
 		}
 		cmd.Wait()
 	})
-	// The first reply proves the attach is done.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := c.Do(ctx, []string{"display-message", "-p", "ready"}); err != nil {
-		tb.Fatalf("control client not ready: %v", err)
-	}
 	return c
 }

@@ -23,16 +23,15 @@ const (
 	postMortemTimeout = 700 * time.Millisecond
 )
 
-// deadSubscription names the format subscription that reports panes turning
-// dead (remain-on-exit), which no tmux notification announces.
-const deadSubscription = "tmux-mcp-pane-dead"
-
 // HubOptions configure a Hub.
 type HubOptions struct {
 	// Dial opens a control connection attached to the session sessionID
-	// (normally `tmux -C attach -t <id>`), passing opts to control.NewConn.
-	// ctx bounds only the attach: the connection must outlive it (do not
-	// tie the process to ctx). Required.
+	// (normally `tmux -C attach -t <id>`), passing opts to control.NewConn
+	// unchanged: the Hub learns that the attach has finished from the
+	// %session-changed notification tmux sends then (commands that run
+	// earlier fail with "no current client"), so Dial may return before
+	// it. ctx bounds only the attach: the connection must outlive it (do
+	// not tie the process to ctx). Required.
 	Dial func(ctx context.Context, sessionID string, opts control.Options) (*control.Conn, error)
 	// Alive lists the panes that exist and are not dead. The Hub calls it
 	// after topology notifications (coalesced: a burst costs one call, off
@@ -164,20 +163,35 @@ func (h *Hub) dial(l *link) {
 		l.mu.Lock()
 		l.c = conn // callbacks may need it before the link is ready
 		l.mu.Unlock()
-		_, err = conn.Do(ctx,
-			[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)},
-			[]string{"refresh-client", "-B", deadSubscription + ":%*:#{pane_dead}"},
-		)
-		if err != nil {
-			conn.Close()
+		// Commands written before tmux has processed the attach run without
+		// a client ("no current client"): wait for the attach to finish.
+		select {
+		case <-l.attached:
+		case <-conn.Done():
+			err = conn.Err()
+			if err == nil {
+				err = control.ErrClosed
+			}
+		case <-ctx.Done():
+			err = fmt.Errorf("waiting for the attach: %w", ctx.Err())
 		}
 	}
+	if err == nil {
+		// No format subscription (refresh-client -B) to spot panes that die
+		// under remain-on-exit: tmux 3.3a's subscription timer dereferences
+		// the client's session without a check and crashes the server when
+		// it fires for a control client whose session is gone.
+		_, err = conn.Do(ctx,
+			[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)})
+	}
 	h.mu.Lock()
-	if err == nil && h.closed {
-		conn.Close()
-		err = ErrHubClosed
+	if h.closed {
+		err = ErrHubClosed // whatever else failed, Close caused it
 	}
 	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
 		if h.links[l.session] == l {
 			delete(h.links, l.session)
 		}
@@ -187,6 +201,13 @@ func (h *Hub) dial(l *link) {
 		l.dialErr = err
 	} else {
 		l.conn = conn
+		// Every waiter may have given up meanwhile: an idle link must
+		// still close after its linger (joining stops the timer).
+		l.mu.Lock()
+		if len(l.panes) == 0 {
+			l.startLingerLocked()
+		}
+		l.mu.Unlock()
 		go l.run()
 	}
 	close(l.ready)
@@ -266,6 +287,21 @@ func (h *Hub) removeLink(l *link) {
 	l.dead = true
 	l.mu.Unlock()
 	h.mu.Unlock()
+}
+
+// CheckPanes schedules a liveness check on every open connection, ending
+// the streams of panes that are gone. tmux announces no pane that dies under
+// remain-on-exit (unless its window is renamed), so a caller that suspects
+// one (say, at a deadline) calls this; checks are coalesced and run in the
+// background.
+func (h *Hub) CheckPanes() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range h.links {
+		if l.conn != nil {
+			l.kick()
+		}
+	}
 }
 
 // closeIdle closes l when its linger timer fired and it is still idle.

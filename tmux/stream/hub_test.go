@@ -26,6 +26,11 @@ type fixture struct {
 	dials atomic.Int32
 	// onOutput, when set, sees every output before the Hub does.
 	onOutput func(control.Output)
+	// serverKilled: the test kills tmux itself.
+	serverKilled bool
+
+	cmu   sync.Mutex
+	cconn *control.Conn // command connection for alive
 }
 
 func newFixture(t *testing.T, opts HubOptions) *fixture {
@@ -34,12 +39,36 @@ func newFixture(t *testing.T, opts HubOptions) *fixture {
 	opts.Dial = f.dial
 	opts.Alive = f.alive
 	f.hub = NewHub(opts)
-	t.Cleanup(f.hub.Close) // runs before the server is killed
+	t.Cleanup(func() { // runs before the server is killed
+		f.hub.Close()
+		f.cmu.Lock()
+		if f.cconn != nil {
+			f.cconn.Close()
+		}
+		f.cmu.Unlock()
+		if f.serverKilled {
+			return
+		}
+		// Detaching our clients must not take tmux down with it.
+		time.Sleep(200 * time.Millisecond)
+		if _, err := f.srv.TryTmux("list-sessions"); err != nil {
+			t.Errorf("tmux server died: %v", err)
+		}
+	})
 	return f
 }
 
 func (f *fixture) dial(ctx context.Context, session string, opts control.Options) (*control.Conn, error) {
 	f.dials.Add(1)
+	if wrap := f.onOutput; wrap != nil {
+		inner := opts.OnOutput
+		opts.OnOutput = func(o control.Output) { wrap(o); inner(o) }
+	}
+	return f.spawn(session, opts)
+}
+
+// spawn starts `tmux -C attach -t session` and a Conn over its pipes.
+func (f *fixture) spawn(session string, opts control.Options) (*control.Conn, error) {
 	cmd := exec.Command("tmux", "-S", f.srv.Socket, "-C", "attach", "-t", session)
 	cmd.Env = f.srv.Env
 	stdin, err := cmd.StdinPipe()
@@ -53,10 +82,6 @@ func (f *fixture) dial(ctx context.Context, session string, opts control.Options
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start tmux -C: %w", err)
 	}
-	if wrap := f.onOutput; wrap != nil {
-		inner := opts.OnOutput
-		opts.OnOutput = func(o control.Output) { wrap(o); inner(o) }
-	}
 	conn := control.NewConn(stdout, stdin, opts)
 	go func() {
 		<-conn.Done()
@@ -65,15 +90,20 @@ func (f *fixture) dial(ctx context.Context, session string, opts control.Options
 	return conn, nil
 }
 
+// alive lists live panes over a command connection of its own, as the tmux
+// package does (a spawned tmux per call is too slow for the < 1 s targets on
+// a loaded machine).
 func (f *fixture) alive(ctx context.Context) (map[string]bool, error) {
-	cmd := exec.CommandContext(ctx, "tmux", "-S", f.srv.Socket, "list-panes", "-a", "-F", "#{pane_id} #{pane_dead}")
-	cmd.Env = f.srv.Env
-	out, err := cmd.Output()
+	c, err := f.commandConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Do(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{pane_dead}"})
 	if err != nil {
 		return nil, err
 	}
 	m := make(map[string]bool)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range out[0] {
 		id, dead, ok := strings.Cut(line, " ")
 		if ok && dead == "0" {
 			m[id] = true
@@ -82,13 +112,66 @@ func (f *fixture) alive(ctx context.Context) (map[string]bool, error) {
 	return m, nil
 }
 
-// controlClients counts the server's control-mode clients.
+// commandConn returns the fixture's command connection, (re)opening it on
+// any session when needed. It asks for no pane output.
+func (f *fixture) commandConn(ctx context.Context) (*control.Conn, error) {
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
+	if f.cconn != nil {
+		select {
+		case <-f.cconn.Done():
+			f.cconn = nil
+		default:
+			return f.cconn, nil
+		}
+	}
+	ls := exec.CommandContext(ctx, "tmux", "-S", f.srv.Socket, "list-sessions", "-F", "#{session_id}")
+	ls.Env = f.srv.Env
+	out, err := ls.Output()
+	if err != nil {
+		return nil, fmt.Errorf("list-sessions: %w", err)
+	}
+	session, _, _ := strings.Cut(string(out), "\n")
+	attached := make(chan struct{})
+	var once sync.Once
+	c, err := f.spawn(session, control.Options{OnNotification: func(n control.Notification) {
+		if n.Name == "session-changed" {
+			once.Do(func() { close(attached) })
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-attached:
+	case <-c.Done():
+		return nil, c.Err()
+	case <-ctx.Done():
+		c.Close()
+		return nil, ctx.Err()
+	}
+	if _, err := c.Do(ctx, []string{"refresh-client", "-f", "no-output"}); err != nil {
+		c.Close()
+		return nil, err
+	}
+	f.cconn = c
+	return c, nil
+}
+
+// controlClients counts the server's control-mode clients that take pane
+// output (the fixture's command connection does not).
 func (f *fixture) controlClients() int {
-	out, err := f.srv.TryTmux("list-clients", "-F", "#{client_control_mode}")
+	out, err := f.srv.TryTmux("list-clients", "-F", "#{client_control_mode} #{client_flags}")
 	if err != nil {
 		return 0
 	}
-	return strings.Count(out, "1")
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "1 ") && !strings.Contains(line, "no-output") {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *fixture) watch(session, pane string) *Watch {
@@ -284,33 +367,53 @@ func TestHubFlood(t *testing.T) {
 	}
 }
 
-// TestHubPause stalls the reader long enough for tmux's pause-after to
-// fire, and checks the Hub continues the pane and records the gap.
+// TestHubPause stalls the reader mid-flood long enough for tmux's
+// pause-after to fire, and checks the Hub continues the pane at once,
+// records the gap, and the stream carries on.
 func TestHubPause(t *testing.T) {
 	f := newFixture(t, HubOptions{PauseAfter: 1})
-	var stall atomic.Bool
+	var outputs atomic.Int32
 	f.onOutput = func(control.Output) {
-		if stall.CompareAndSwap(true, false) {
-			time.Sleep(2500 * time.Millisecond)
+		if outputs.Add(1) == 50 {
+			time.Sleep(3 * time.Second) // tmux's queued blocks age meanwhile
 		}
 	}
-	var pauses atomic.Int32
+	var pauses, continues atomic.Int32
+	continued := make(chan struct{}, 1)
 	defer f.hub.Listen(func(_ string, n control.Notification) {
-		if n.Name == "pause" {
+		switch n.Name {
+		case "pause":
 			pauses.Add(1)
+		case "continue":
+			continues.Add(1)
+			select {
+			case continued <- struct{}{}:
+			default:
+			}
 		}
 	})()
 	sess, pane := f.srv.NewSession("s")
 	w := f.watch(sess, pane)
 	start := w.Offset()
-	stall.Store(true)
-	f.srv.Tmux("send-keys", "-t", pane, "for i in $(seq 400); do echo line $i; sleep 0.01; done; printf '%s_%s\\n' PAUSE END", "Enter")
-	data, _, err := collect(t, w, start, 30*time.Second, func(b []byte) bool { return bytes.Contains(b, []byte("PAUSE_END")) })
-	if err != nil || !bytes.Contains(data, []byte("PAUSE_END")) {
-		t.Fatalf("end not seen after a stall: %v, %q", err, tail(data))
+	f.srv.Tmux("send-keys", "-t", pane, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000; printf '%s_%s\\n' PAUSE END", "Enter")
+	// The end marker may fall in the discarded part (tmux drops a paused
+	// pane's output until it reads our continue): once the pane is
+	// continued, a second command must come through.
+	f.srv.WaitFor(pane, func(screen string) bool { return strings.Contains(screen, "PAUSE_END") })
+	select {
+	case <-continued:
+	case <-time.After(5 * time.Second): // no pause: nothing to wait for
+	}
+	f.srv.Tmux("send-keys", "-t", pane, "printf '%s_%s\\n' AFTER PAUSE", "Enter")
+	data, _, err := collect(t, w, start, 30*time.Second, func(b []byte) bool { return hasLine(b, "AFTER_PAUSE") })
+	if err != nil || !hasLine(data, "AFTER_PAUSE") {
+		t.Fatalf("stream did not carry on after the stall: %v, %q", err, tail(data))
 	}
 	if pauses.Load() == 0 {
 		t.Skip("tmux did not pause the pane during the stall (timing); flow control path not exercised")
+	}
+	if continues.Load() == 0 {
+		t.Fatal("paused pane was never continued")
 	}
 	if g := w.Gaps(start, w.Offset()); g == 0 {
 		t.Fatalf("%d pauses but no gap recorded", pauses.Load())
@@ -340,34 +443,52 @@ func TestHubPaneKilled(t *testing.T) {
 		}
 		break
 	}
-	if d := time.Since(begin); d > time.Second {
+	d := time.Since(begin)
+	if d > time.Second {
 		t.Fatalf("ErrPaneGone after %v, want < 1s", d)
 	}
+	t.Logf("ErrPaneGone %v after kill-pane", d.Round(time.Millisecond))
 	if keep.Err() != nil {
 		t.Fatalf("the other pane's stream ended: %v", keep.Err())
 	}
 }
 
+// waitGone waits up to max for w to end with ErrPaneGone.
+func waitGone(t *testing.T, name string, w *Watch, max time.Duration) {
+	t.Helper()
+	begin := time.Now()
+	_, _, err := collect(t, w, 0, max, func([]byte) bool { return false })
+	if !errors.Is(err, ErrPaneGone) {
+		t.Fatalf("%s: err = %v, want ErrPaneGone", name, err)
+	}
+	t.Logf("%s: ended after %v", name, time.Since(begin).Round(time.Millisecond))
+}
+
 func TestHubPaneExitsAndDies(t *testing.T) {
 	f := newFixture(t, HubOptions{})
 	sess, pane := f.srv.NewSession("s")
+
 	exiting := f.srv.SplitWindow(pane)
+	we := f.watch(sess, exiting)
+	f.srv.Tmux("send-keys", "-t", exiting, "exit", "Enter")
+	waitGone(t, "exited", we, time.Second)
+
+	// A dead pane (remain-on-exit) in the background: tmux says nothing,
+	// CheckPanes finds it.
 	dying := f.srv.SplitWindow(pane)
 	f.srv.Tmux("set-option", "-p", "-t", dying, "remain-on-exit", "on")
-	we := f.watch(sess, exiting)
 	wd := f.watch(sess, dying)
-	f.srv.Tmux("send-keys", "-t", exiting, "exit", "Enter")
 	f.srv.Tmux("send-keys", "-t", dying, "exit", "Enter")
-	for _, tc := range []struct {
-		name string
-		w    *Watch
-		max  time.Duration
-	}{{"exited", we, 2 * time.Second}, {"dead (remain-on-exit)", wd, 3 * time.Second}} {
-		_, _, err := collect(t, tc.w, 0, tc.max, func([]byte) bool { return false })
-		if !errors.Is(err, ErrPaneGone) {
-			t.Fatalf("%s: err = %v, want ErrPaneGone", tc.name, err)
+	deadline := time.Now().Add(5 * time.Second)
+	for f.srv.Tmux("display-message", "-p", "-t", dying, "#{pane_dead}") != "1" {
+		if time.Now().After(deadline) {
+			t.Fatal("pane did not die")
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
+	f.hub.CheckPanes()
+	waitGone(t, "dead, after CheckPanes", wd, time.Second)
+
 }
 
 func TestHubUnknownPane(t *testing.T) {
@@ -392,6 +513,7 @@ func TestHubServerKilled(t *testing.T) {
 		}
 	})()
 	pid := f.srv.Tmux("display-message", "-p", "#{pid}")
+	f.serverKilled = true
 	begin := time.Now()
 	if err := exec.Command("kill", "-KILL", pid).Run(); err != nil {
 		t.Fatal(err)
@@ -401,9 +523,11 @@ func TestHubServerKilled(t *testing.T) {
 	if err := w.Wait(ctx, w.Offset()); !errors.Is(err, ErrServerGone) {
 		t.Fatalf("Wait = %v, want ErrServerGone", err)
 	}
-	if d := time.Since(begin); d > time.Second {
+	d := time.Since(begin)
+	if d > time.Second {
 		t.Fatalf("ErrServerGone after %v, want < 1s", d)
 	}
+	t.Logf("ErrServerGone %v after SIGKILL", d.Round(time.Millisecond))
 	if exits.Load() == 0 {
 		t.Fatal("listeners were not told the connection ended")
 	}
@@ -534,5 +658,33 @@ func TestHubDialError(t *testing.T) {
 	}
 	if _, err := NewHub(HubOptions{}).Watch(ctx, "$0", "%0"); err == nil {
 		t.Fatal("Watch without Dial succeeded")
+	}
+}
+
+// TestHubAbandonedDial: a Watch that gives up while the attach is under way
+// leaves a connection nobody holds; it still closes after the linger.
+func TestHubAbandonedDial(t *testing.T) {
+	f := newFixture(t, HubOptions{Linger: 100 * time.Millisecond})
+	sess, pane := f.srv.NewSession("s")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.hub.Watch(ctx, sess, pane); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Watch with a cancelled context = %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f.hub.mu.Lock()
+		n := len(f.hub.links)
+		f.hub.mu.Unlock()
+		if n == 0 && f.controlClients() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("abandoned connection still open: %d links, %d clients", n, f.controlClients())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if f.dials.Load() != 1 {
+		t.Fatalf("dials = %d, want 1", f.dials.Load())
 	}
 }

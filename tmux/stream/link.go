@@ -14,8 +14,12 @@ type link struct {
 	hub     *Hub
 	session string
 	ready   chan struct{} // closed when the dial finished
-	dialErr error         // set before ready is closed
-	conn    *control.Conn // set under Hub.mu when ready
+	// attached is closed at the first %session-changed: tmux has attached
+	// the client, so its commands have a current client.
+	attached     chan struct{}
+	attachedOnce sync.Once
+	dialErr      error         // set before ready is closed
+	conn         *control.Conn // set under Hub.mu when ready
 
 	check     chan struct{} // capacity 1: a liveness check is due
 	quit      chan struct{} // closed by shutdown
@@ -44,12 +48,13 @@ type paneStream struct {
 
 func newLink(h *Hub, session string) *link {
 	return &link{
-		hub:     h,
-		session: session,
-		ready:   make(chan struct{}),
-		check:   make(chan struct{}, 1),
-		quit:    make(chan struct{}),
-		panes:   make(map[string]*paneStream),
+		hub:      h,
+		session:  session,
+		ready:    make(chan struct{}),
+		attached: make(chan struct{}),
+		check:    make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+		panes:    make(map[string]*paneStream),
 	}
 }
 
@@ -140,14 +145,13 @@ func (l *link) onNotification(n control.Notification) {
 			}
 		}
 	case "layout-change", "window-close", "unlinked-window-close", "window-pane-changed",
-		"sessions-changed", "session-window-changed":
+		"sessions-changed", "session-window-changed",
+		// automatic-rename marks a window whose active pane died under
+		// remain-on-exit ("bash[dead]"): the only sign tmux gives of it.
+		"window-renamed":
 		l.kick()
-	case "subscription-changed":
-		// %subscription-changed <name> $s @w <index> %p : <value>
-		if len(n.Args) > 0 && n.Args[0] == deadSubscription && n.Args[len(n.Args)-1] == "1" {
-			l.kick()
-		}
 	case "session-changed":
+		l.attachedOnce.Do(func() { close(l.attached) })
 		// The client was moved to another session (its own was destroyed
 		// under detach-on-destroy off): its output no longer covers ours.
 		if len(n.Args) > 0 && n.Args[0] != l.session && len(l.session) > 0 && l.session[0] == '$' {

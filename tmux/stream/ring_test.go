@@ -247,3 +247,57 @@ func BenchmarkRingWriteRead(b *testing.B) {
 		off = next
 	}
 }
+
+// FuzzRing checks the ring against a plain byte slice holding everything
+// ever written: every read returns exactly the model's bytes at its offsets.
+func FuzzRing(f *testing.F) {
+	f.Add(uint8(7), []byte("\x03abc\x81\x05defgh\x82\x00"))
+	f.Add(uint8(1), []byte("\x10\x10\x10\x83"))
+	f.Fuzz(func(t *testing.T, size uint8, ops []byte) {
+		capa := int(size)%32 + 1
+		r := NewRing(capa)
+		var model []byte
+		var off int64
+		for i := 0; i < len(ops); i++ {
+			op := ops[i]
+			if op&0x80 == 0 { // write op&0x7f bytes
+				n := int(op & 0x7f)
+				p := make([]byte, n)
+				for j := range p {
+					p[j] = byte(len(model) + j)
+				}
+				r.Write(p)
+				model = append(model, p...)
+				continue
+			}
+			max := int(op & 0x0f)
+			data, next, missed, err := r.Read(off, max)
+			if err != nil {
+				t.Fatalf("Read(%d): %v", off, err)
+			}
+			start := int64(len(model) - min(len(model), capa))
+			wantMissed := max0(start - off)
+			if missed < wantMissed || missed > wantMissed+3 {
+				t.Fatalf("missed %d, want %d(+3)", missed, wantMissed)
+			}
+			from := off + missed
+			if !bytes.Equal(data, model[from:next]) {
+				t.Fatalf("data at %d..%d differs", from, next)
+			}
+			if max > 0 && len(data) > max {
+				t.Fatalf("read %d > max %d", len(data), max)
+			}
+			off = next
+		}
+		if r.End() != int64(len(model)) {
+			t.Fatalf("End %d, want %d", r.End(), len(model))
+		}
+	})
+}
+
+func max0(x int64) int64 {
+	if x < 0 {
+		return 0
+	}
+	return x
+}

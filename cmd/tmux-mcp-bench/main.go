@@ -1,0 +1,161 @@
+// Command tmux-mcp-bench measures tmux-mcp end to end: it starts a private tmux server, drives
+// the built binary over stdio with the go-sdk client, and prints medians and p95s next to the raw
+// tmux floors measured in the same run, with the ratios.
+//
+//	go run ./cmd/tmux-mcp-bench [-n 300] [-runs 30] [-bin path/to/tmux-mcp]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+func main() {
+	n := flag.Int("n", 300, "calls of each cheap read")
+	runs := flag.Int("runs", 30, "calls of run_shell_command")
+	bin := flag.String("bin", "", "tmux-mcp binary (built from this checkout when empty)")
+	idle := flag.Duration("idle", 10*time.Second, "idle measurement window (0 skips it)")
+	flag.Parse()
+	if err := run(*bin, *n, *runs, *idle); err != nil {
+		fmt.Fprintln(os.Stderr, "tmux-mcp-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one line of the report.
+type row struct {
+	what, value, floor, ratio, target string
+}
+
+func run(bin string, n, runs int, idle time.Duration) error {
+	dir, err := os.MkdirTemp("", "tmb")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if bin == "" {
+		bin = filepath.Join(dir, "tmux-mcp")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/tmux-mcp")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building tmux-mcp (run from the repository root, or pass -bin): %w", err)
+		}
+	}
+	tmx, err := newTmux(dir)
+	if err != nil {
+		return err
+	}
+	defer tmx.kill()
+	ctx := context.Background()
+	var rows []row
+
+	cl, err := connect(ctx, bin, tmx)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	rows = append(rows, row{what: "startup to initialize reply", value: ms(cl.startup), target: "≤ 20 ms"})
+
+	// Cheap read, with its floors.
+	ls, err := cl.timeCalls(ctx, "list_sessions", map[string]any{}, n)
+	if err != nil {
+		return err
+	}
+	spawnFloor, err := tmx.timeSpawned(n/3+1, "list-sessions")
+	if err != nil {
+		return err
+	}
+	cc, err := tmx.control(ctx, tmx.session)
+	if err != nil {
+		return err
+	}
+	ctlFloor, err := cc.timeDo(ctx, n, []string{"list-sessions"})
+	if err != nil {
+		return err
+	}
+	rows = append(rows,
+		row{what: fmt.Sprintf("list_sessions over stdio (n=%d)", n), value: stat(ls), floor: "spawned tmux list-sessions " + stat(spawnFloor), ratio: ratio(ls, spawnFloor), target: "median ≤ 0.3 ms"},
+		row{what: "", floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(ls, ctlFloor)},
+	)
+
+	if cl.has("run_shell_command") {
+		rs, err := cl.timeCalls(ctx, "run_shell_command", map[string]any{"paneId": tmx.pane, "command": "true"}, runs)
+		if err != nil {
+			return err
+		}
+		echo, err := tmx.timeEcho(ctx, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{what: fmt.Sprintf("run_shell_command true, bash (n=%d)", runs), value: stat(rs), floor: "send-keys echo + output back " + stat(echo), ratio: ratio(rs, echo), target: "median ≤ 3 ms, p95 ≤ 6 ms"})
+	}
+	if cl.has("wait_for_text") {
+		wake, err := cl.timeWake(ctx, tmx, 20)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{what: "wait_for_text wake-up (print seen by tmux → result)", value: stat(wake), target: "≤ 1 ms"})
+	}
+	if idle > 0 && cl.has("capture_since") {
+		cpu, watched, err := cl.idleCPU(ctx, tmx, idle)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{what: fmt.Sprintf("idle CPU over %v, %d watched panes", idle, watched), value: ms(cpu), target: "≤ 5 ms"})
+	}
+	rows = append(rows, row{what: "peak RSS of the server", value: fmt.Sprintf("%.1f MB", float64(cl.peakRSS())/1024), target: "≤ 15 MB"})
+
+	printRows(rows)
+	return nil
+}
+
+func printRows(rows []row) {
+	fmt.Printf("tmux-mcp benchmark (%s, GOMAXPROCS from %d CPUs)\n\n", tmuxVersion(), numCPU())
+	w := [4]int{}
+	for _, r := range rows {
+		for i, s := range []string{r.what, r.value, r.floor, r.ratio} {
+			w[i] = max(w[i], len([]rune(s)))
+		}
+	}
+	line := func(a, b, c, d, e string) {
+		fmt.Printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], a, w[1], b, w[2], c, w[3], d, e)
+	}
+	line("what", "median / p95", "floor in the same run", "ratio", "target")
+	for _, r := range rows {
+		line(r.what, r.value, r.floor, r.ratio, r.target)
+	}
+}
+
+// durations of repeated measurements.
+type samples []time.Duration
+
+func (s samples) pct(p float64) time.Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	c := append(samples(nil), s...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	i := int(p*float64(len(c)-1) + 0.5)
+	return c[i]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000) }
+
+func stat(s samples) string {
+	return fmt.Sprintf("%s / %s", strings.TrimSuffix(ms(s.pct(0.5)), " ms"), ms(s.pct(0.95)))
+}
+
+func ratio(a, floor samples) string {
+	f := floor.pct(0.5)
+	if f == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f×", float64(a.pct(0.5))/float64(f))
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+)
+
+// benchTmux is the private tmux server the benchmark runs against.
+type benchTmux struct {
+	sock, conf, home string
+	env              []string
+	session, pane    string
+}
+
+func newTmux(dir string) (*benchTmux, error) {
+	t := &benchTmux{sock: filepath.Join(dir, "sock"), conf: filepath.Join(dir, "tmux.conf"), home: filepath.Join(dir, "home")}
+	if err := os.Mkdir(t.home, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(t.conf, []byte("set -g default-command 'exec bash --noprofile --norc'\nset -g status off\n"), 0o600); err != nil {
+		return nil, err
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMUX", "TMUX_PANE", "HOME", "TMUX_TMPDIR", "PS1", "HISTFILE":
+			continue
+		}
+		if strings.HasPrefix(k, "LIBTMUX_") {
+			continue
+		}
+		t.env = append(t.env, kv)
+	}
+	t.env = append(t.env, "HOME="+t.home, "TMUX_TMPDIR="+dir, "PS1=$ ", "HISTFILE=")
+	out, err := t.tmux("new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-P", "-F", "#{session_id} #{pane_id}", "-e", "PS1=$ ", "bash", "--noprofile", "--norc")
+	if err != nil {
+		return nil, err
+	}
+	t.session, t.pane, _ = strings.Cut(strings.TrimSpace(out), " ")
+	time.Sleep(300 * time.Millisecond) // let the shell reach its prompt
+	return t, nil
+}
+
+func (t *benchTmux) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", append([]string{"-S", t.sock, "-f", t.conf}, args...)...)
+	cmd.Env = t.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String(), nil
+}
+
+func (t *benchTmux) kill() { t.tmux("kill-server") }
+
+// timeSpawned is the floor of a spawned tmux process per command.
+func (t *benchTmux) timeSpawned(n int, args ...string) (samples, error) {
+	var s samples
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if _, err := t.tmux(args...); err != nil {
+			return nil, err
+		}
+		s = append(s, time.Since(start))
+	}
+	return s, nil
+}
+
+// ctl is a control-mode client of the benchmark's own, for floors and for timestamps of output.
+type ctl struct {
+	conn *control.Conn
+	cmd  *exec.Cmd
+
+	mu      sync.Mutex
+	out     bytes.Buffer
+	waiters []waiter
+}
+
+type waiter struct {
+	needle []byte
+	ch     chan time.Time
+}
+
+func (t *benchTmux) control(ctx context.Context, session string) (*ctl, error) {
+	cmd := exec.Command("tmux", "-S", t.sock, "-C", "attach-session", "-t", session)
+	cmd.Env = t.env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &ctl{cmd: cmd}
+	c.conn = control.NewConn(stdout, stdin, control.Options{OnOutput: c.onOutput})
+	if _, err := c.conn.Do(ctx, []string{"display-message", "-p", "ok"}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *ctl) onOutput(o control.Output) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.out.Write(o.Data)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if bytes.Contains(c.out.Bytes(), w.needle) {
+			w.ch <- now
+			continue
+		}
+		kept = append(kept, w)
+	}
+	c.waiters = kept
+	if c.out.Len() > 1<<20 {
+		c.out.Next(c.out.Len() - 4096)
+	}
+}
+
+// expect returns a channel that receives the time the needle is first seen in pane output.
+func (c *ctl) expect(needle string) chan time.Time {
+	ch := make(chan time.Time, 1)
+	c.mu.Lock()
+	c.out.Reset()
+	c.waiters = append(c.waiters, waiter{needle: []byte(needle), ch: ch})
+	c.mu.Unlock()
+	return ch
+}
+
+func (c *ctl) close() {
+	c.conn.Close()
+	c.cmd.Process.Kill()
+	c.cmd.Wait()
+}
+
+func (c *ctl) timeDo(ctx context.Context, n int, cmd []string) (samples, error) {
+	var s samples
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if _, err := c.conn.Do(ctx, cmd); err != nil {
+			return nil, err
+		}
+		s = append(s, time.Since(start))
+	}
+	return s, nil
+}
+
+// timeEcho is the floor of a command run: send-keys of `echo` and its output seen back over
+// control mode.
+func (t *benchTmux) timeEcho(ctx context.Context, n int) (samples, error) {
+	c, err := t.control(ctx, t.session)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	var s samples
+	for i := 0; i < n; i++ {
+		tok := fmt.Sprintf("e%dx", i)
+		seen := c.expect("\n" + tok + "\r\n")
+		start := time.Now()
+		if _, err := c.conn.Do(ctx, []string{"send-keys", "-t", t.pane, "-l", "echo " + tok}, []string{"send-keys", "-t", t.pane, "Enter"}); err != nil {
+			return nil, err
+		}
+		select {
+		case at := <-seen:
+			s = append(s, at.Sub(start))
+		case <-time.After(5 * time.Second):
+			return nil, fmt.Errorf("echo floor: output %q not seen", tok)
+		}
+		time.Sleep(20 * time.Millisecond) // let the prompt settle
+	}
+	return s, nil
+}
+
+func tmuxVersion() string {
+	b, _ := exec.Command("tmux", "-V").Output()
+	return strings.TrimSpace(string(b))
+}
+
+func numCPU() int { return runtime.NumCPU() }

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+)
+
+func TestCatalogDeclarations(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tool := range catalog() {
+		if seen[tool.Name] {
+			t.Errorf("%s declared twice", tool.Name)
+		}
+		seen[tool.Name] = true
+		if tool.Title == "" || tool.Description == "" {
+			t.Errorf("%s: missing title or description", tool.Name)
+		}
+		s, ok := tool.inputSchema.(*jsonschema.Schema)
+		if !ok {
+			continue // a seed schema, checked against its seed
+		}
+		if s.AdditionalProperties == nil {
+			t.Errorf("%s: input schema allows unknown arguments", tool.Name)
+		}
+		if tool.Tier != policy.ReadOnly && tool.Annotations.ReadOnly {
+			t.Errorf("%s: read-only annotation above the readonly tier", tool.Name)
+		}
+	}
+}
+
+func TestInstructions(t *testing.T) {
+	for _, tier := range []policy.Tier{policy.ReadOnly, policy.Mutating, policy.Destructive} {
+		s, err := New(Options{Safety: tier, SocketName: "x", Env: []string{"TMUX=/tmp/tmux-0/default,1,$0", "TMUX_PANE=%12345"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := s.instructions()
+		if len(in) > maxInstructions {
+			t.Errorf("%s: instructions are %d bytes", tier, len(in))
+		}
+		for _, want := range []string{"Safety tier: " + tier.String(), "%12345", "do not poll"} {
+			if !strings.Contains(in, want) {
+				t.Errorf("%s: instructions lack %q:\n%s", tier, want, in)
+			}
+		}
+		s.Close()
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	var tool *Tool
+	for _, tl := range catalog() {
+		if tl.Name == "list_sessions" {
+			tool = tl
+		}
+	}
+	var in listIn
+	for raw, want := range map[string]string{
+		`{"bogus":1,"also":2}`: `"also", "bogus"`,
+		`[1,2]`:                "not a JSON object",
+		`{"socket_name":7}`:    "socket_name",
+	} {
+		err := tool.decode(json.RawMessage(raw), &in)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "\n\n") {
+			t.Errorf("decode(%s) = %v, want a hinted error mentioning %s", raw, err, want)
+		}
+	}
+	if err := tool.decode(nil, &in); err != nil {
+		t.Errorf("decode(nil) = %v", err)
+	}
+}

@@ -1,0 +1,115 @@
+package shellrun
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestFamilyOf(t *testing.T) {
+	tests := []struct {
+		program string
+		fam     Family
+		ok      bool
+	}{
+		{"bash", POSIX, true}, {"-bash", POSIX, true}, {"/bin/bash", POSIX, true}, {"-/bin/bash", POSIX, true},
+		{"sh", POSIX, true}, {"-sh", POSIX, true}, {"ash", POSIX, true}, {"dash", POSIX, true},
+		{"ksh", POSIX, true}, {"ksh93", POSIX, true}, {"mksh", POSIX, true}, {"lksh", POSIX, true},
+		{"zsh", POSIX, true}, {"-zsh", POSIX, true}, {"/usr/bin/zsh", POSIX, true}, {"zsh-5.9", POSIX, true},
+		{"bash5.2", POSIX, true}, {"bash-5.2.15", POSIX, true}, {" zsh ", POSIX, true},
+		{"fish", Fish, true}, {"-fish", Fish, true}, {"/usr/local/bin/fish", Fish, true}, {"fish-3.6", Fish, true},
+		{"vim", 0, false}, {"cat", 0, false}, {"python3", 0, false}, {"csh", 0, false}, {"tcsh", 0, false},
+		{"nu", 0, false}, {"pwsh", 0, false}, {"xonsh", 0, false}, {"elvish", 0, false}, {"ssh", 0, false},
+		{"", 0, false}, {"-", 0, false}, {"/", 0, false}, {"bash.5", 0, false}, {"bashful", 0, false},
+		{"5.2", 0, false}, {"zsh-", 0, false}, {"fishy", 0, false}, {"Bash", 0, false},
+	}
+	for _, tt := range tests {
+		f, ok := FamilyOf(tt.program)
+		if f != tt.fam || ok != tt.ok {
+			t.Errorf("FamilyOf(%q) = %v, %v; want %v, %v", tt.program, f, ok, tt.fam, tt.ok)
+		}
+	}
+}
+
+func TestFamilyString(t *testing.T) {
+	if POSIX.String() != "posix" || Fish.String() != "fish" || Family(9).String() != "Family(9)" {
+		t.Fatal(POSIX.String(), Fish.String(), Family(9).String())
+	}
+}
+
+func TestNewID(t *testing.T) {
+	re := regexp.MustCompile(`^tmx[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		id := NewID()
+		if !re.MatchString(id) || !ValidID(id) {
+			t.Fatalf("bad id %q", id)
+		}
+		if seen[id] {
+			t.Fatalf("duplicate id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestScriptErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		fam  Family
+		id   string
+		cmd  string
+		path string
+		want error
+	}{
+		{"nul", POSIX, tid, "echo a\x00b", "/tmp/s", ErrNUL},
+		{"empty", POSIX, tid, "", "/tmp/s", ErrEmpty},
+		{"blank", Fish, tid, " \t\r\n \n", "/tmp/s", ErrEmpty},
+		{"bad id", POSIX, "tmxZZ", "true", "/tmp/s", ErrBadID},
+		{"bad family", Family(0), tid, "true", "/tmp/s", ErrBadFamily},
+		{"relative path", POSIX, tid, "true", "s.sh", ErrBadPath},
+		{"newline in path", POSIX, tid, "true", "/tmp/a\nb", ErrBadPath},
+		{"id in path", POSIX, tid, "true", "/tmp/" + tid + ".sh", ErrBadPath},
+		{"id in command", Fish, tid, "echo " + tid, "/tmp/s", ErrIDInCommand},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, _, err := Script(tt.fam, tt.id, tt.cmd, tt.path); !errors.Is(err, tt.want) {
+				t.Errorf("Script: err = %v, want %v", err, tt.want)
+			}
+			if tt.want == ErrBadPath {
+				return
+			}
+			if _, err := Inline(tt.fam, tt.id, tt.cmd); !errors.Is(err, tt.want) {
+				t.Errorf("Inline: err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestTypedLine(t *testing.T) {
+	_, typed, err := Script(POSIX, tid, "true", "/tmp/it's here/s")
+	if err != nil || typed != ` . '/tmp/it'\''s here/s'` {
+		t.Errorf("POSIX typed = %q, %v", typed, err)
+	}
+	_, typed, err = Script(Fish, tid, "true", `/tmp/it's\here/s`)
+	if err != nil || typed != ` source '/tmp/it\'s\\here/s'` {
+		t.Errorf("fish typed = %q, %v", typed, err)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\r\nb\rc\n\n": "a\nb\nc",
+		"a\\\n":         "a\\",
+		"a\n\r\n":       "a",
+		" x ":           " x ",
+	} {
+		if got := normalize(in); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if strings.Contains(normalize("\r\r"), "\r") {
+		t.Error("CR left")
+	}
+}

@@ -1,0 +1,57 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// SpawnRaw runs one command in its own tmux process, feeding it stdin when not nil, and
+// returns its standard output byte for byte (Spawn splits it into lines, which loses whether
+// it ended with a newline). At most max bytes are kept, from the end: the rest is counted in
+// dropped.
+func (s *Server) SpawnRaw(ctx context.Context, stdin []byte, max int, args ...string) (out []byte, dropped int64, err error) {
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.cfg.Bin, append(s.SocketArgs(), args...)...)
+	cmd.Env = s.cfg.env()
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	stdout := &countingTail{tail: tailBuffer{max: max}}
+	var stderr bytes.Buffer
+	cmd.Stdout = stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, s.timeoutError(ctx, [][]string{args})
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return nil, 0, fmt.Errorf("%w (%s): %v", ErrNoTmux, s.cfg.Bin, err)
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if isNoServer(msg) {
+			return nil, 0, fmt.Errorf("%w (%s)", ErrServerNotRunning, msg)
+		}
+		return nil, 0, &CommandError{Command: args, Message: msg}
+	}
+	b := []byte(stdout.String())
+	return b, stdout.total - int64(len(b)), nil
+}
+
+// countingTail keeps the last bytes written to it and counts them all.
+type countingTail struct {
+	tail  tailBuffer
+	total int64
+}
+
+func (c *countingTail) Write(p []byte) (int, error) {
+	c.total += int64(len(p))
+	return c.tail.Write(p)
+}
+
+func (c *countingTail) String() string { return c.tail.String() }
