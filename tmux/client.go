@@ -110,6 +110,10 @@ func (s *Server) commandClient(ctx context.Context) *client {
 	if time.Now().Before(s.noConnUntil) {
 		return nil
 	}
+	// The attach holds s.mu, so it is bounded whatever the caller's context says: a stopped
+	// tmux must not hold every other request behind it.
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
 	cc, err := s.dial(ctx, "", control.Options{})
 	if err != nil {
 		s.noConnUntil = time.Now().Add(retryAttachAfter)
