@@ -846,8 +846,9 @@ func quantiles(ds []time.Duration) (med, p95 time.Duration) {
 	return s[len(s)/2], s[len(s)*95/100]
 }
 
-// shellFloor types ` ( ( : ) ); printf ...` into the pane n times and times each until its
-// output comes back on the pane's stream.
+// shellFloor types ` ( :; ( : ); : ); printf ...` into the pane n times and times each until its
+// output comes back on the pane's stream: two forks, like the wrapper (bash runs `( ( : ) )`
+// with one).
 func shellFloor(t *testing.T, tmx *testtmux.Server, pane string, n int) []time.Duration {
 	t.Helper()
 	ctx := context.Background()
@@ -863,7 +864,7 @@ func shellFloor(t *testing.T, tmx *testtmux.Server, pane string, n int) []time.D
 		want := fmt.Sprintf("fl%d\r\n", i)
 		off := w.Offset()
 		began := time.Now()
-		if _, err := ts.Exec(ctx, []string{"send-keys", "-t", pane, "-l", fmt.Sprintf(" ( ( : ) ); printf '%%s%%d\\n' fl %d", i)}, []string{"send-keys", "-t", pane, "Enter"}); err != nil {
+		if _, err := ts.Exec(ctx, []string{"send-keys", "-t", pane, "-l", fmt.Sprintf(" ( :; ( : ); : ); printf '%%s%%d\\n' fl %d", i)}, []string{"send-keys", "-t", pane, "Enter"}); err != nil {
 			t.Fatal(err)
 		}
 		var seen []byte
