@@ -51,11 +51,14 @@ func presetName(t *Tool) string {
 	return fmt.Sprintf("%+v", t.Annotations)
 }
 
-// firstSentence cuts a description at its first full stop followed by a space (not one of
-// "e.g." or "i.e.").
+// firstSentence cuts a description at its first line break, or at its first full stop followed
+// by a space (not one of "e.g." or "i.e.").
 func firstSentence(s string) string {
 	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == ' ' && !strings.HasSuffix(s[:i+1], "e.g.") && !strings.HasSuffix(s[:i+1], "i.e.") {
+		if s[i] == '\n' {
+			return strings.TrimSpace(s[:i])
+		}
+		if s[i] == '.' && (s[i+1] == ' ' || s[i+1] == '\n') && !strings.HasSuffix(s[:i+1], "e.g.") && !strings.HasSuffix(s[:i+1], "i.e.") {
 			return s[:i+1]
 		}
 	}
