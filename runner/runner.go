@@ -86,6 +86,8 @@ type Runner struct {
 
 	// beforeSend, when set (tests), runs after the script is written and before the line is typed.
 	beforeSend func(path string)
+	// retype, when set (tests), replaces the typed line.
+	retype func(line string) string
 }
 
 // New returns a Runner; it creates nothing until the first run.
@@ -118,15 +120,23 @@ func (r *Runner) scriptDir() (string, error) {
 	return r.dir, nil
 }
 
-// ErrEmpty and ErrNUL refuse a command before anything else happens.
+// MaxCommand bounds a command's size in bytes: it is written to a file, or typed (four times
+// its size) when the shell cannot read the file.
+const MaxCommand = 1 << 20
+
+// ErrEmpty, ErrNUL and ErrTooLong refuse a command before anything else happens.
 var (
-	ErrEmpty = errors.New("the command is empty")
-	ErrNUL   = errors.New("the command contains a NUL byte, which a terminal cannot carry")
+	ErrEmpty   = errors.New("the command is empty")
+	ErrNUL     = errors.New("the command contains a NUL byte, which a terminal cannot carry")
+	ErrTooLong = fmt.Errorf("the command is too long (more than %d bytes)", MaxCommand)
 )
 
-// ValidateCommand refuses what no shell can be given: an empty or blank command, a NUL byte.
+// ValidateCommand refuses what no shell can be given: an empty or blank command, a NUL byte, a
+// command over MaxCommand bytes.
 func ValidateCommand(cmd string) error {
 	switch {
+	case len(cmd) > MaxCommand:
+		return ErrTooLong
 	case strings.IndexByte(cmd, 0) >= 0:
 		return ErrNUL
 	case strings.TrimSpace(strings.NewReplacer("\r", "", "\n", "").Replace(cmd)) == "":
@@ -197,10 +207,14 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	if req.History {
 		typed = strings.TrimLeft(typed, " ")
 	}
+	if r.retype != nil {
+		typed = r.retype(typed)
+	}
 	if err := x.send(ctx, typed); err != nil {
 		x.finish()
 		return res, err
 	}
+	sent := time.Now()
 
 	wctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	werr := x.wait(wctx)
@@ -219,17 +233,36 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		res.Outcome, res.StillRunning = TimedOut, true
 	}
 	res.Elapsed = time.Since(began)
-	if res.StillRunning {
+	switch {
+	case res.StillRunning:
 		// The pane stays reserved until the command really ends.
 		x.col.discard = true
-		go func() {
-			x.wait(context.Background())
-			x.finish()
-		}()
-	} else {
+		go x.background(sent)
+	default:
 		x.finish()
 	}
 	return res, nil
+}
+
+// startGrace bounds the wait for a start marker after the call returned: a shell at its prompt
+// starts the wrapper at once, so when none came within this time of typing, the line was lost
+// (an interrupted ksh93 discards its typeahead) and the run will never end: the pane is given
+// back. A variable for tests.
+var startGrace = 10 * time.Second
+
+// background waits, after the call returned, for the command's real end, then frees the pane.
+func (x *run) background(sent time.Time) {
+	if !x.col.started {
+		ctx, cancel := context.WithDeadline(context.Background(), sent.Add(startGrace))
+		x.waitFor(ctx, func() bool { return x.col.started })
+		cancel()
+		if !x.col.started && !x.col.done && x.ended == nil {
+			x.finish()
+			return
+		}
+	}
+	x.wait(context.Background())
+	x.finish()
 }
 
 // run is one run in progress.
@@ -265,7 +298,10 @@ func (x *run) send(ctx context.Context, line string) error {
 }
 
 // wait consumes the stream until the end marker, the stream's end or ctx's end.
-func (x *run) wait(ctx context.Context) error {
+func (x *run) wait(ctx context.Context) error { return x.waitFor(ctx, nil) }
+
+// waitFor is wait that also returns once stop (when not nil) reports true.
+func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 	for {
 		if x.pump() {
 			if x.ended == nil || !errors.Is(x.ended, stream.ErrSessionGone) || x.rewatched {
@@ -281,6 +317,9 @@ func (x *run) wait(ctx context.Context) error {
 			x.w, x.off, x.ended = w, w.Offset(), nil
 			x.gaps++ // what was printed in between is lost
 			continue
+		}
+		if stop != nil && stop() {
+			return nil
 		}
 		x.maybeInline(ctx)
 		if err := x.w.Wait(ctx, x.off); err != nil && ctx.Err() != nil {

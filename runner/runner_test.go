@@ -94,6 +94,29 @@ func TestRunInlineFallback(t *testing.T) {
 	}
 }
 
+// TestRunLostLine: a typed line the shell never ran (an interrupted ksh93 discards typeahead)
+// frees the pane startGrace after typing instead of holding it forever.
+func TestRunLostLine(t *testing.T) {
+	ts, _, req := pane(t, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	defer func(g time.Duration) { startGrace = g }(startGrace)
+	startGrace = 300 * time.Millisecond
+	r.retype = func(string) string { return " :" } // the wrapper never runs
+	released := make(chan struct{})
+	req.Command, req.Timeout = "true", 100*time.Millisecond
+	req.Release = func() { close(released) }
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.Outcome != TimedOut || !res.StillRunning {
+		t.Fatalf("%+v %v", res, err)
+	}
+	select {
+	case <-released:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pane was never given back")
+	}
+}
+
 func TestRunPreflight(t *testing.T) {
 	t.Parallel()
 	ts, p, _ := pane(t, testtmux.Bash)

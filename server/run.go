@@ -70,7 +70,7 @@ type runArgs struct {
 func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Result, error) {
 	var res runner.Result
 	if err := runner.ValidateCommand(a.command); err != nil {
-		return tmux.Pane{}, res, fail("Pass the shell command to run as text (no NUL bytes).", "%s: %v", a.tool, err)
+		return tmux.Pane{}, res, fail("Pass the shell command to run as text (no NUL bytes); for a long script, write it to a file and run that file.", "%s: %v", a.tool, err)
 	}
 	if err := checkIDs(a.target.PaneID, a.target.WindowID, a.target.SessionID); err != nil {
 		return tmux.Pane{}, res, err
