@@ -91,8 +91,8 @@ func TestAuditRedaction(t *testing.T) {
 		}
 	}
 	for _, l := range lines {
-		if l["tool"] == "set_option" && l["outcome"] == "error" && !strings.Contains(l["error"].(string), "history-limit") {
-			t.Errorf("error line lost its message: %v", l)
+		if _, ok := l["error"]; ok {
+			t.Errorf("audit lines carry no error text (it can quote other calls' secrets): %v", l)
 		}
 	}
 }

@@ -133,7 +133,17 @@ func TestBadInputCorpus(t *testing.T) {
 		}
 	}
 
+	// A new window's name follows its program for a moment (automatic-rename): wait until
+	// the state holds still before taking it as the reference.
 	before := tmuxState(t, c)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(300 * time.Millisecond)
+		again := tmuxState(t, c)
+		if again == before {
+			break
+		}
+		before = again
+	}
 	start := time.Now()
 	for i, r := range rows {
 		args := substitute(r.Arguments, repl, big)

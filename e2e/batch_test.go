@@ -9,7 +9,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/server"
 )
 
-type batchResult struct {
+type toolsBatchResult struct {
 	Results []struct {
 		Index             int             `json:"index"`
 		Tool              string          `json:"tool"`
@@ -29,13 +29,13 @@ func op(tool string, args map[string]any) map[string]any {
 	return map[string]any{"tool": tool, "arguments": args}
 }
 
-func batch(c *Client, tool string, onError string, ops ...map[string]any) batchResult {
+func batch(c *Client, tool string, onError string, ops ...map[string]any) toolsBatchResult {
 	c.t.Helper()
 	args := map[string]any{"operations": ops}
 	if onError != "" {
 		args["on_error"] = onError
 	}
-	var out batchResult
+	var out toolsBatchResult
 	c.OK(tool, args, &out)
 	if len(out.Results) > 0 && out.Results[len(out.Results)-1].Index != len(out.Results)-1 {
 		c.t.Errorf("%s: rows out of order: %+v", tool, out.Results)
@@ -167,7 +167,7 @@ func TestBatchResponseLimit(t *testing.T) {
 	if len(b) > 1_000_000 {
 		t.Errorf("response is %d bytes, over 1 MB", len(b))
 	}
-	var out batchResult
+	var out toolsBatchResult
 	sc, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(sc, &out)
 	if !out.ResponseTruncated || out.ResponseTruncatedBytes < 340000 || out.Succeeded != 3 {

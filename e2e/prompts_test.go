@@ -20,17 +20,9 @@ var inFlight = map[string][]string{
 	"send_keys":         {"keys", "pane_id", "session_name", "session_id", "window_id", "enter", "literal", "suppress_history", "socket_name"},
 	"send_keys_batch":   {"operations", "on_error", "timeout", "socket_name"},
 	"paste_text":        {"text", "pane_id", "session_name", "session_id", "window_id", "bracket", "socket_name"},
-	"snapshot_pane":     {"max_lines", "pane_id", "session_name", "session_id", "window_id", "socket_name"},
-	"capture_pane":      {"pane_id", "session_name", "session_id", "window_id", "start", "end", "max_lines", "join_wrapped", "escape_sequences", "socket_name"},
-	"capture_since":     {"cursor", "pane_id", "session_name", "session_id", "window_id", "max_lines", "max_bytes", "wait_ms", "socket_name"},
-	"search_panes": {"pattern", "regex", "match_case", "session_name", "session_id", "content_start", "content_end",
-		"max_matched_lines_per_pane", "limit", "offset", "socket_name"},
-	"display_message":       {"format_string", "pane_id", "session_name", "session_id", "window_id", "socket_name"},
-	"find_pane_by_position": {"corner", "window_id", "window_index", "session_name", "session_id", "socket_name"},
-	"wait_for_text":         {"patterns", "stop", "regex", "pane_id", "session_name", "session_id", "window_id", "timeout", "match_case", "cursor", "socket_name"},
-	"wait_for_channel":      {"channel", "timeout", "socket_name"},
-	"signal_channel":        {"channel", "socket_name"},
-	"pipe_pane":             {"output_path", "append", "pane_id", "session_name", "session_id", "window_id", "socket_name"},
+	"wait_for_text":     {"patterns", "stop", "regex", "pane_id", "session_name", "session_id", "window_id", "timeout", "match_case", "cursor", "socket_name"},
+	"wait_for_channel":  {"channel", "timeout", "socket_name"},
+	"signal_channel":    {"channel", "socket_name"},
 }
 
 type promptCall struct {

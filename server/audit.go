@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -49,7 +48,6 @@ type auditLine struct {
 	Outcome    string         `json:"outcome"`
 	DurationMS float64        `json:"duration_ms"`
 	Arguments  map[string]any `json:"arguments,omitempty"`
-	Error      string         `json:"error,omitempty"`
 }
 
 func (s *Server) audit(tool string, raw json.RawMessage, res *mcp.CallToolResult, d time.Duration) {
@@ -62,12 +60,10 @@ func (s *Server) audit(tool string, raw json.RawMessage, res *mcp.CallToolResult
 		line.Arguments = redactMap(args)
 	}
 	if res.IsError {
+		// The error text is not logged: it can quote secrets of other calls (a busy pane's
+		// refusal names the command running in it), which no scrubbing of this call's
+		// arguments would catch.
 		line.Outcome = "error"
-		if len(res.Content) > 0 {
-			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-				line.Error = truncate(scrubSecrets(firstLine(tc.Text), args), 200)
-			}
-		}
 	}
 	b, err := json.Marshal(line)
 	if err != nil {
@@ -122,29 +118,5 @@ func firstLine(s string) string {
 			return s[:i]
 		}
 	}
-	return s
-}
-
-// scrubSecrets removes from s every value of a secret argument found in args, at any depth (a
-// tool's error text may quote what it was given).
-func scrubSecrets(s string, args map[string]any) string {
-	var walk func(v any, secret bool)
-	walk = func(v any, secret bool) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				walk(e, secret || secretArgs[k])
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, secret)
-			}
-		case string:
-			if secret && len(x) >= 3 {
-				s = strings.ReplaceAll(s, x, "<redacted>")
-			}
-		}
-	}
-	walk(args, false)
 	return s
 }

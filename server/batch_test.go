@@ -30,20 +30,3 @@ func TestFitBatch(t *testing.T) {
 		t.Errorf("a small batch was cut")
 	}
 }
-
-func TestScrubSecrets(t *testing.T) {
-	args := map[string]any{
-		"value": "hunter2",
-		"name":  "hunter2-is-not-secret-here",
-		"operations": []any{map[string]any{"tool": "x", "arguments": map[string]any{
-			"content": "topsecret", "environment": map[string]any{"K": "envsecret"}, "keys": "ab",
-		}}},
-	}
-	got := scrubSecrets("bad hunter2 topsecret envsecret ab", args)
-	if strings.Contains(got, "hunter2 ") || strings.Contains(got, "topsecret") || strings.Contains(got, "envsecret") {
-		t.Errorf("scrubSecrets left a secret: %q", got)
-	}
-	if !strings.HasSuffix(got, " ab") {
-		t.Errorf("values shorter than 3 bytes are left alone (they would mangle the text): %q", got)
-	}
-}

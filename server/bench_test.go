@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
@@ -22,6 +24,36 @@ func BenchmarkListSessions(b *testing.B) {
 	args := json.RawMessage(`{}`)
 	for b.Loop() {
 		res, err := srv.Call(ctx, "list_sessions", args)
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// BenchmarkListSessionsMCP measures list_sessions through the go-sdk client and server over an
+// in-memory transport: the protocol's share of a call, without process boundaries.
+func BenchmarkListSessionsMCP(b *testing.B) {
+	tmx := testtmux.New(b)
+	tmx.NewSession("bench")
+	srv, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "0"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_sessions", Arguments: map[string]any{}})
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}

@@ -12,7 +12,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite generated docs (docs/tools.md) from the catalogue")
 
-const toolsDoc = "../docs/tools.md"
+const (
+	toolsDoc = "../docs/tools.md"
+	readme   = "../README.md"
+	// The README carries the same list between these markers.
+	listBegin = "<!-- tools:begin (generated: go test ./server -run TestToolsDoc -update) -->\n"
+	listEnd   = "<!-- tools:end -->\n"
+)
 
 // renderToolsDoc lists every tool of the catalogue by tier, one line each.
 func renderToolsDoc() string {
@@ -23,6 +29,13 @@ func renderToolsDoc() string {
 	b.WriteString("`tmux-mcp tools` prints what a client would be offered. Annotation presets (readOnly/destructive/idempotent/openWorld):\n")
 	b.WriteString("RO = T/F/T/F, MUT = F/F/T/F, CREATE = F/F/F/F, SHELL = F/F/F/T, DESTR = F/T/F/F, SEED = F/T/F/T,\n")
 	b.WriteString("BATCH = F/T/F/T (the worst case of the tools a batch may call).\n")
+	b.WriteString(renderToolList())
+	return b.String()
+}
+
+// renderToolList is the per-tier list of tools, one line each.
+func renderToolList() string {
+	var b strings.Builder
 	for _, tier := range []policy.Tier{policy.ReadOnly, policy.Mutating, policy.Destructive} {
 		var rows []string
 		for _, t := range catalog() {
@@ -30,7 +43,7 @@ func renderToolsDoc() string {
 				rows = append(rows, fmt.Sprintf("- `%s` (%s): %s", t.Name, presetName(t), strings.ReplaceAll(firstSentence(t.Description), "<", `\<`)))
 			}
 		}
-		fmt.Fprintf(&b, "\n## %s (%d tools)\n\n%s\n", tier, len(rows), strings.Join(rows, "\n"))
+		fmt.Fprintf(&b, "\n### %s (%d tools)\n\n%s\n", tier, len(rows), strings.Join(rows, "\n"))
 	}
 	return b.String()
 }
@@ -51,24 +64,48 @@ func presetName(t *Tool) string {
 	return fmt.Sprintf("%+v", t.Annotations)
 }
 
-// firstSentence cuts a description at its first full stop followed by a space (not one of
-// "e.g." or "i.e.").
+// firstSentence cuts a description at its first line break, or at its first full stop followed
+// by a space (not one of "e.g." or "i.e.").
 func firstSentence(s string) string {
 	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == ' ' && !strings.HasSuffix(s[:i+1], "e.g.") && !strings.HasSuffix(s[:i+1], "i.e.") {
+		if s[i] == '\n' {
+			return strings.TrimSpace(s[:i])
+		}
+		if s[i] == '.' && (s[i+1] == ' ' || s[i+1] == '\n') && !strings.HasSuffix(s[:i+1], "e.g.") && !strings.HasSuffix(s[:i+1], "i.e.") {
 			return s[:i+1]
 		}
 	}
 	return s
 }
 
+// readmeWithList returns the README with its generated tool list replaced by list.
+func readmeWithList(t *testing.T, list string) (got, want string) {
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = string(b)
+	i, j := strings.Index(got, listBegin), strings.Index(got, listEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the generated tool list markers %q ... %q", readme, listBegin, listEnd)
+	}
+	return got, got[:i+len(listBegin)] + strings.TrimPrefix(list, "\n") + got[j:]
+}
+
 func TestToolsDoc(t *testing.T) {
 	want := renderToolsDoc()
+	gotReadme, wantReadme := readmeWithList(t, renderToolList())
 	if *update {
 		if err := os.WriteFile(toolsDoc, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(readme, []byte(wantReadme), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
+	}
+	if gotReadme != wantReadme {
+		t.Errorf("%s's tool list is out of date with the catalogue; run: go test ./server -run TestToolsDoc -update", readme)
 	}
 	got, err := os.ReadFile(toolsDoc)
 	if err != nil {

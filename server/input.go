@@ -76,8 +76,7 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt bool) (paneK
 	}
 	k := paneKey{daemon: id, pane: p.PaneID}
 	if h, busy := c.srv.state.holder(k); busy && !interrupt {
-		return k, fail("Wait for it with wait_for_text, or interrupt it with send_keys keys=\"C-c\" enter=false (allowed while it runs), then try again.",
-			"pane %s is busy: %s is still running in it", p.PaneID, h)
+		return k, fail(busyHint+" (C-c alone is allowed while it runs.)", "pane %s is busy: %s is still running in it", p.PaneID, h)
 	}
 	return k, nil
 }

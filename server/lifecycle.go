@@ -144,8 +144,8 @@ func (pl callerPlace) guardGroup(what, id string, holds map[string]bool) error {
 
 // ---- small validators
 
-// checkText refuses text with NUL bytes or line breaks, or longer than max bytes.
-func checkText(what, v string, max int) error {
+// checkLine refuses text with NUL bytes or line breaks, or longer than max bytes.
+func checkLine(what, v string, max int) error {
 	switch {
 	case strings.ContainsAny(v, "\x00\n\r"):
 		return fail("Use a single line without control characters.", "%s contains a NUL byte or a line break", what)
@@ -379,7 +379,7 @@ type setPaneTitleIn struct {
 }
 
 func setPaneTitle(ctx context.Context, c *Call, in *setPaneTitleIn) (PaneInfo, error) {
-	if err := checkText("title", in.Title, 1024); err != nil {
+	if err := checkLine("title", in.Title, 1024); err != nil {
 		return PaneInfo{}, err
 	}
 	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)

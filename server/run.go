@@ -1,4 +1,356 @@
 package server
 
-// runTools: run_shell_command, run_command (not built yet).
-func runTools() []*Tool { return nil }
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tmux-mcp/tmux-mcp/runner"
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// runTools: run_shell_command (the seeded contract) and run_command (the Python-style one), both
+// on the runner engine (engine.md §3).
+func runTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Ann: annSEED, Blocking: true,
+			Description: runShellDescription,
+			InputJSON:   runShellInputSchema, StrictInputJSON: strictSchema(runShellInputSchema),
+			OutputJSON: runShellOutputSchema},
+			runShellCommand),
+		runCommandTool(true),
+	}
+}
+
+// Run limits (tools.md, run_shell_command).
+const (
+	defaultRunTimeout = 30 * time.Second
+	// maxRunText bounds a result's text block; the output gets all of it but room for notices.
+	maxRunText   = 1_000_000
+	maxRunOutput = maxRunText - 4096
+)
+
+// strictSchema returns a seed's input schema with additionalProperties false, for validation:
+// an unknown argument is then refused, while tools/list still advertises the seed verbatim.
+func strictSchema(js string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		panic(fmt.Sprintf("seed schema: %v", err))
+	}
+	m["additionalProperties"] = false
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("seed schema: %v", err))
+	}
+	return string(b)
+}
+
+// ---- the shared engine call
+
+// runArgs is one run request, whichever tool made it.
+type runArgs struct {
+	tool     string
+	target   PaneTarget
+	sock     *string
+	command  string
+	force    bool
+	timeout  time.Duration // clamped
+	maxLines int           // clamped
+	history  bool          // let the shell record the line in its history
+}
+
+// runInPane runs the preflight, reserves the pane and runs the command (engine.md §3).
+func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Result, error) {
+	var res runner.Result
+	if err := runner.ValidateCommand(a.command); err != nil {
+		return tmux.Pane{}, res, fail("Pass the shell command to run as text (no NUL bytes); for a long script, write it to a file and run that file.", "%s: %v", a.tool, err)
+	}
+	if err := checkIDs(a.target.PaneID, a.target.WindowID, a.target.SessionID); err != nil {
+		return tmux.Pane{}, res, err
+	}
+	ts, err := c.srv.tmuxFor(a.sock)
+	if err != nil {
+		return tmux.Pane{}, res, err
+	}
+	// One read for the whole preflight: panes and clients (for "watched"); sessions and windows
+	// only when the pane is found through them.
+	what := tmux.WithPanes | tmux.WithClients
+	if a.target.PaneID == nil {
+		what = tmux.WithAll
+	}
+	snap, err := ts.Snapshot(ctx, what)
+	if err != nil {
+		return tmux.Pane{}, res, err
+	}
+	p, err := resolvePaneIn(snap, a.target)
+	if err != nil {
+		return tmux.Pane{}, res, err
+	}
+	ident, err := ts.Identity(ctx)
+	if err != nil {
+		return p, res, err
+	}
+	busy := func(pane string) (string, bool) { return c.srv.state.holder(paneKey{daemon: ident, pane: pane}) }
+	p, fam, err := runner.Check(snap, p.PaneID, runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, Busy: busy})
+	if err != nil {
+		return p, res, refusal(a.tool, err)
+	}
+	k := paneKey{daemon: ident, pane: p.PaneID}
+	if err := c.srv.state.reserve(k, fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60))); err != nil {
+		return p, res, err
+	}
+	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
+		Pane: p, Family: fam, Command: a.command,
+		Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
+		Release: func() { c.srv.state.release(k) },
+	})
+	return p, res, err
+}
+
+// refusal turns a preflight refusal into a tool error with what to do instead.
+func refusal(tool string, err error) error {
+	var r *runner.Refusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	hint := ""
+	switch r.Reason {
+	case runner.NoPane:
+		hint = "List the panes with list_panes and use one of their ids."
+	case runner.Dead:
+		hint = "Restart it with respawn_pane, or use another pane (list_panes)."
+	case runner.InMode:
+		hint = "Leave the mode first (exit_copy_mode, or send_keys keys=\"q\" enter=false), then run the command."
+	case runner.Watched:
+		hint = "Use a pane nobody has on screen: create one with create_window or split_window (both detached)."
+	case runner.Caller:
+		if tool == "run_shell_command" {
+			hint = "Pass force=true to run in your own pane anyway, or use another pane (split_window creates one)."
+		} else {
+			hint = "Use another pane (split_window creates one); run_shell_command can write here with force=true."
+		}
+	case runner.Busy:
+		hint = busyHint
+	case runner.NotShell:
+		hint = "Drive the program with send_keys and read it with capture_pane, or run the command in a pane that shows a shell prompt (split_window creates one)."
+	}
+	return fail(hint, "%s: %v", tool, r)
+}
+
+// clampLines applies the default and the ceiling of maxLines / max_lines.
+func clampLines(n *int64) int {
+	switch {
+	case n == nil:
+		return runner.DefaultMaxLines
+	case *n > runner.MaxLines:
+		return runner.MaxLines
+	case *n < 1:
+		return 1
+	}
+	return int(*n)
+}
+
+// clampTimeout converts a requested timeout to a duration within the wait ceiling.
+func (c *Call) clampTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		d = defaultRunTimeout
+	}
+	return c.srv.clampWait(d)
+}
+
+// ---- run_shell_command
+
+type runShellIn struct {
+	Command   string `json:"command"`
+	PaneID    string `json:"paneId"`
+	Force     bool   `json:"force"`
+	MaxLines  *int64 `json:"maxLines"`
+	TimeoutMs *int64 `json:"timeoutMs"`
+}
+
+// runShellOut is the seed's output object; its text block is the output and the exit line.
+type runShellOut struct {
+	EffectiveTimeoutMs     int64  `json:"effectiveTimeoutMs"`
+	DroppedLines           int    `json:"droppedLines"`
+	MissedBytes            int64  `json:"missedBytes"`
+	OmittedBytes           int64  `json:"omittedBytes"`
+	ForeignOutputSuspected bool   `json:"foreignOutputSuspected"`
+	ExitStatus             *int   `json:"exitStatus"`
+	Outcome                string `json:"outcome"`
+	Output                 string `json:"output"`
+	OutputComplete         bool   `json:"outputComplete"`
+	PaneID                 string `json:"paneId"`
+	ReturnedBytes          int    `json:"returnedBytes"`
+	StillRunning           bool   `json:"stillRunning"`
+
+	maxLines int
+}
+
+func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut, error) {
+	timeout := defaultRunTimeout
+	if in.TimeoutMs != nil {
+		// Compare in milliseconds first: a huge value would overflow a Duration.
+		ms := *in.TimeoutMs
+		if ceil := c.srv.opts.WaitMax.Milliseconds(); ms > ceil {
+			ms = ceil
+		}
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	timeout = c.clampTimeout(timeout)
+	maxLines := clampLines(in.MaxLines)
+	paneID := in.PaneID
+	p, res, err := c.runInPane(ctx, runArgs{
+		tool: "run_shell_command", target: PaneTarget{PaneID: &paneID}, command: in.Command,
+		force: in.Force, timeout: timeout, maxLines: maxLines,
+	})
+	if err != nil {
+		return runShellOut{}, err
+	}
+	return runShellOut{
+		EffectiveTimeoutMs:     timeout.Milliseconds(),
+		DroppedLines:           res.DroppedLines,
+		MissedBytes:            res.MissedBytes,
+		OmittedBytes:           res.OmittedBytes,
+		ForeignOutputSuspected: res.ForeignOutputSuspected,
+		ExitStatus:             res.ExitStatus,
+		Outcome:                string(res.Outcome),
+		Output:                 res.Output,
+		OutputComplete:         res.OutputComplete,
+		PaneID:                 p.PaneID,
+		ReturnedBytes:          len(res.Output),
+		StillRunning:           res.StillRunning,
+		maxLines:               maxLines,
+	}, nil
+}
+
+// Text is the output, a blank line, then how it ended (engine.md §3.8). It never suggests
+// running the command again: that would run it twice.
+func (o runShellOut) Text() string {
+	var b strings.Builder
+	b.Grow(len(o.Output) + 512)
+	if o.DroppedLines > 0 {
+		fmt.Fprintf(&b, "[%d earlier lines not shown: only the last %d are kept (maxLines)]\n", o.DroppedLines, o.maxLines)
+	}
+	if o.MissedBytes > 0 {
+		fmt.Fprintf(&b, "[%d bytes of output went by before they could be read: the output starts partway through]\n", o.MissedBytes)
+	}
+	if o.OmittedBytes > 0 {
+		fmt.Fprintf(&b, "[%d bytes of output omitted by the result size limit]\n", o.OmittedBytes)
+	}
+	if o.ForeignOutputSuspected {
+		b.WriteString("[lines printed by another run in this pane were removed]\n")
+	}
+	if !o.OutputComplete && o.DroppedLines == 0 && o.MissedBytes == 0 && o.OmittedBytes == 0 && o.Outcome == string(runner.Completed) {
+		b.WriteString("[some output may be missing]\n")
+	}
+	if o.Output != "" {
+		b.WriteString(o.Output)
+		b.WriteString("\n\n")
+	}
+	wait := fmt.Sprintf("Wait for it with wait_for_text on pane %s (for example for the shell prompt), or stop it with send_keys keys=\"C-c\" enter=false; the pane stays reserved until it ends.", o.PaneID)
+	switch runner.Outcome(o.Outcome) {
+	case runner.Completed:
+		fmt.Fprintf(&b, "[exit %d]", *o.ExitStatus)
+	case runner.TimedOut:
+		fmt.Fprintf(&b, "[still running: the command did not finish within %d ms. %s]", o.EffectiveTimeoutMs, wait)
+	case runner.Cancelled:
+		fmt.Fprintf(&b, "[cancelled: the command may still be running. %s]", wait)
+	case runner.PaneDied:
+		fmt.Fprintf(&b, "[pane %s is gone (the pane or its tmux server exited) before the command finished: no exit status]", o.PaneID)
+	}
+	return b.String()
+}
+
+// ---- run_command
+
+type runCommandIn struct {
+	Command string `json:"command" jsonschema:"The shell command to run in the pane's shell. It runs in a subshell: cd and export do not persist."`
+	PaneTarget
+	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait for the command to finish; clamped to the server's wait ceiling (effective_timeout says what was used)."`
+	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"Keep at most this many output lines, from the end (null: 200; at most 10000)."`
+	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Type the command with a leading space so the shell keeps it out of its history (the default comes from LIBTMUX_SUPPRESS_HISTORY)."`
+	Socket
+}
+
+type runCommandOut struct {
+	PaneID               string   `json:"pane_id"`
+	ExitStatus           *int     `json:"exit_status" jsonschema:"the command's exit status; null when it did not finish"`
+	TimedOut             bool     `json:"timed_out" jsonschema:"the timeout passed first; the command may still be running and the pane stays reserved until it ends"`
+	ElapsedSeconds       float64  `json:"elapsed_seconds"`
+	Output               []string `json:"output" jsonschema:"the command's own output lines (never the prompt or the echo), the tail when truncated"`
+	OutputTruncated      bool     `json:"output_truncated" jsonschema:"some output is not in output (max_lines, the size limit, or output that went by too fast)"`
+	OutputTruncatedLines int      `json:"output_truncated_lines" jsonschema:"lines withheld by max_lines"`
+	EffectiveTimeout     float64  `json:"effective_timeout" jsonschema:"the timeout actually used, in seconds"`
+}
+
+// runCommandTool declares run_command with suppress_history defaulting to suppress.
+func runCommandTool(suppress bool) *Tool {
+	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true,
+		Description: "Run a shell command in a tmux pane's shell, wait for it to finish, and return its exit status and only its own output lines (never the prompt or the echo of what was typed). " +
+			"The pane is resolved from pane_id, else the window's or session's active pane. The command runs in a subshell, so cd and export do not persist. " +
+			"On timeout the command keeps running (timed_out true) and the pane stays reserved until it ends: wait with wait_for_text or stop it with send_keys C-c; do not run it again.",
+		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},
+		runCommand)
+	t.variant = func(o *Options) *Tool {
+		if o.SuppressHistory == suppress {
+			return t
+		}
+		return runCommandTool(o.SuppressHistory)
+	}
+	return t
+}
+
+// exclusiveMinimum sets a numeric property's exclusive minimum.
+func exclusiveMinimum(name string, v float64) schemaEdit {
+	return func(s *jsonschema.Schema) { prop(s, name).ExclusiveMinimum = &v }
+}
+
+func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, error) {
+	secs := in.Timeout
+	if math.IsNaN(secs) || secs > c.srv.opts.WaitMax.Seconds() {
+		secs = c.srv.opts.WaitMax.Seconds()
+	}
+	timeout := c.clampTimeout(time.Duration(secs * float64(time.Second)))
+	var ml *int64
+	if in.MaxLines != nil {
+		n := int64(*in.MaxLines)
+		ml = &n
+	}
+	start := time.Now()
+	p, res, err := c.runInPane(ctx, runArgs{
+		tool: "run_command", target: in.PaneTarget, sock: in.SocketName, command: in.Command,
+		timeout: timeout, maxLines: clampLines(ml), history: !in.SuppressHistory,
+	})
+	if err != nil {
+		return runCommandOut{}, err
+	}
+	switch res.Outcome {
+	case runner.PaneDied:
+		return runCommandOut{}, fail("Its output and exit status are lost; list the panes (list_panes) and run the command in a live one.",
+			"run_command: pane %s is gone (the pane or its tmux server exited) before the command finished", p.PaneID)
+	case runner.Cancelled:
+		return runCommandOut{}, fail(fmt.Sprintf("The command may still be running in pane %s; wait for it with wait_for_text or stop it with send_keys C-c.", p.PaneID),
+			"run_command was cancelled")
+	}
+	out := runCommandOut{
+		PaneID:               p.PaneID,
+		ExitStatus:           res.ExitStatus,
+		TimedOut:             res.Outcome == runner.TimedOut,
+		ElapsedSeconds:       time.Since(start).Seconds(),
+		Output:               res.Lines,
+		OutputTruncated:      res.DroppedLines > 0 || res.OmittedBytes > 0 || res.MissedBytes > 0,
+		OutputTruncatedLines: res.DroppedLines,
+		EffectiveTimeout:     timeout.Seconds(),
+	}
+	if out.Output == nil {
+		out.Output = []string{}
+	}
+	return out, nil
+}

@@ -207,30 +207,70 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 	return out, nil
 }
 
-// capturePanes captures the panes' text (wrapped lines joined), many panes per command list,
+// capturePanes captures the panes' text (wrapped lines joined), captureBatch panes per command
+// list with two lists in flight, so tmux works on the next while this side matches the last,
 // and calls fn for each pane in order. A pane that vanished meanwhile is skipped.
 func capturePanes(ctx context.Context, ts *tmux.Server, panes []tmux.Pane, start, end *int, fn func(tmux.Pane, []string)) error {
-	for len(panes) > 0 {
-		batch := panes[:min(captureBatch, len(panes))]
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type reply struct {
+		out [][]string
+		err error
+	}
+	var batches [][]tmux.Pane
+	for i := 0; i < len(panes); i += captureBatch {
+		batches = append(batches, panes[i:min(i+captureBatch, len(panes))])
+	}
+	query := func(batch []tmux.Pane) ([][]string, error) {
 		cmds := make([][]string, len(batch))
 		for i, p := range batch {
 			cmds[i] = captureArgs(p.PaneID, start, end, true, false)
 		}
-		out, err := ts.Query(ctx, cmds...)
-		var ce *tmux.CommandError
-		if err != nil && !(errors.As(err, &ce) && errors.Is(err, tmux.ErrNotFound)) {
-			return err
-		}
-		for i := range out {
-			if i < len(batch) {
-				fn(batch[i], out[i])
+		return ts.Query(ctx, cmds...)
+	}
+	replies := make([]chan reply, len(batches))
+	for i := range replies {
+		replies[i] = make(chan reply, 1)
+	}
+	slots := make(chan struct{}, 2)
+	go func() {
+		for i, b := range batches {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
 			}
+			go func() {
+				out, err := query(b)
+				replies[i] <- reply{out, err}
+			}()
 		}
-		n := len(out)
-		if err != nil {
-			n++ // skip the pane tmux could not find; go on with the rest
+	}()
+	for i, batch := range batches {
+		var r reply
+		select {
+		case r = <-replies[i]:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		panes = panes[min(n, len(panes)):]
+		<-slots
+		for {
+			var ce *tmux.CommandError
+			if r.err != nil && !(errors.As(r.err, &ce) && errors.Is(r.err, tmux.ErrNotFound)) {
+				return r.err
+			}
+			for j := range r.out {
+				if j < len(batch) {
+					fn(batch[j], r.out[j])
+				}
+			}
+			if r.err == nil || len(r.out)+1 >= len(batch) {
+				break
+			}
+			// Skip the pane tmux could not find and capture the rest of the batch.
+			batch = batch[len(r.out)+1:]
+			r.out, r.err = query(batch)
+		}
 	}
 	return nil
 }

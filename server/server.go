@@ -57,6 +57,9 @@ func New(opts Options) (*Server, error) {
 		if !s.opts.Safety.Allows(t.Tier) || (len(opts.Tools) > 0 && !contains(opts.Tools, t.Name)) {
 			continue
 		}
+		if t.variant != nil {
+			t = t.variant(&s.opts)
+		}
 		s.tools[t.Name] = t
 		s.order = append(s.order, t)
 	}

@@ -210,3 +210,19 @@ func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines,
 	}
 	return kept, cutLines, cutBytes
 }
+
+// streamFrom is the cursor side of other readers of live output (wait_for_text): it opens, or
+// reuses, pane p's kept stream and returns it in use (give it back with s.read.live.release),
+// with the offset to read from: the cursor's when cur is a cursor of that stream, else the
+// stream's end (lost reports that the cursor's stream is gone, so output since it was missed).
+// cur must have passed checkCursor. New cursors are newCursor(id, p, e.gen, offset).encode().
+func (s *Server) streamFrom(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor) (e *liveEntry, off int64, lost bool, err error) {
+	e, err = s.read.live.acquire(ctx, ts, paneKey{daemon: id, pane: p.PaneID})
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("%w: %w", errNoStream, err)
+	}
+	if cur != nil && cur.Gen == e.gen {
+		return e, cur.Offset, false, nil
+	}
+	return e, e.w.Offset(), cur != nil, nil
+}

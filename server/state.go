@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tmux-mcp/tmux-mcp/runner"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -14,6 +15,7 @@ type state struct {
 	mu       sync.Mutex
 	reserved map[paneKey]string // pane -> what holds it (e.g. `run_shell_command "make"`)
 	buffers  map[*tmux.Server]map[string]bool
+	runs     *runner.Runner // run_shell_command and run_command: the wrapper scripts' directory
 
 	echo     echoStore    // what the input tools typed, so wait_for_text skips its echo (echo.go)
 	channels channelWaits // wait-for clients listening for wait_for_channel (channels.go)
@@ -26,15 +28,18 @@ type paneKey struct {
 }
 
 func newState() *state {
-	return &state{reserved: map[paneKey]string{}, buffers: map[*tmux.Server]map[string]bool{}}
+	return &state{reserved: map[paneKey]string{}, buffers: map[*tmux.Server]map[string]bool{}, runs: runner.New()}
 }
+
+// busyHint says what to do about a pane reserved by an unfinished run.
+const busyHint = "Wait for it with wait_for_text, or interrupt it with send_keys keys=\"C-c\" enter=false, then try again."
 
 // reserve takes a pane for a run; it fails naming the holder when the pane is taken.
 func (st *state) reserve(k paneKey, holder string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if h, ok := st.reserved[k]; ok {
-		return fail("Wait for it with wait_for_text, or interrupt it with send_keys keys=\"C-c\" enter=false, then try again.",
+		return fail(busyHint,
 			"pane %s is busy: %s is still running in it", k.pane, h)
 	}
 	st.reserved[k] = holder
@@ -77,6 +82,7 @@ func (st *state) cleanup(ctx context.Context, s *Server) {
 	bufs := st.buffers
 	st.buffers = map[*tmux.Server]map[string]bool{}
 	st.mu.Unlock()
+	st.runs.Close()
 	for ts, names := range bufs {
 		for name := range names {
 			ts.Exec(ctx, []string{"delete-buffer", "-b", name})

@@ -182,25 +182,33 @@ func (s *Server) pumpWatch(ctx context.Context, w *stream.Watch, uri string) err
 
 // ---- list_changed
 
-// topology runs one topology watch per tmux server that resources were asked of; each one
-// turns tmux's notifications into notifications/resources/list_changed.
+// topology runs, per tmux server that resources were asked of, one control client per session
+// (tmux reports pane changes only to clients of the pane's session) and turns their
+// notifications into notifications/resources/list_changed. Nothing polls: a check runs when
+// tmux reports a change, and compares the server's sessions, windows and panes with the last.
 type topology struct {
 	mu     sync.Mutex
 	m      map[*tmux.Server]*topoEntry
 	closed bool
+	quit   chan struct{} // closed by closeAll
 }
 
 type topoEntry struct {
-	tw       *tmux.TopologyWatch
-	starting bool
-	retryAt  time.Time
-	kick     chan struct{} // capacity 1: a check is due
-	seen     bool          // last holds a state
-	last     string        // sessions, windows and panes at the last check
+	running bool // runTopology serves the entry
+	retryAt time.Time
+	kick    chan struct{} // capacity 1: a check is due
+	watches map[string]*tmux.TopologyWatch
+	seen    bool   // last holds a state
+	last    string // sessions, windows and panes at the last check
 }
 
-// topologyRetry spaces out attempts to watch a server that could not be watched.
-const topologyRetry = time.Second
+const (
+	// topologyRetry spaces out attempts to watch a server that could not be watched.
+	topologyRetry = time.Second
+	// maxTopologySessions bounds the control clients of one server's watch; sessions beyond
+	// it still announce windows and sessions coming and going, not panes.
+	maxTopologySessions = 64
+)
 
 // ensureTopology starts the topology watch of the socket's server unless it runs (or failed a
 // moment ago). It never waits.
@@ -217,17 +225,25 @@ func (s *Server) ensureTopology(sock *string) {
 	}
 	if tp.m == nil {
 		tp.m = map[*tmux.Server]*topoEntry{}
+		tp.quit = make(chan struct{})
 	}
 	e := tp.m[ts]
 	if e == nil {
-		e = &topoEntry{kick: make(chan struct{}, 1)}
+		e = &topoEntry{kick: make(chan struct{}, 1), watches: map[string]*tmux.TopologyWatch{}}
 		tp.m[ts] = e
 	}
-	if e.tw != nil || e.starting || time.Now().Before(e.retryAt) {
+	if e.running || time.Now().Before(e.retryAt) {
 		return
 	}
-	e.starting = true
-	go s.runTopology(ts, e)
+	e.running = true
+	go s.runTopology(ts, e, tp.quit)
+}
+
+func (e *topoEntry) poke() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
 }
 
 // topologyNote reports whether a notification may mean sessions, windows or panes came or went.
@@ -236,77 +252,115 @@ func topologyNote(n control.Notification) bool {
 	case "sessions-changed", "session-renamed", "session-changed", "window-add", "window-close",
 		"unlinked-window-add", "unlinked-window-close", "layout-change", "exit":
 		return true
-	case "subscription-changed":
-		return len(n.Args) > 0 && n.Args[0] == tmux.TopologySubscription
 	}
 	return false
 }
 
-func (s *Server) runTopology(ts *tmux.Server, e *topoEntry) {
+// runTopology checks and re-attaches whenever tmux reports a change, until the server has no
+// session left to attach to (the next resource request starts it again).
+func (s *Server) runTopology(ts *tmux.Server, e *topoEntry, quit chan struct{}) {
 	tp := &s.read.topo
 	for {
+		sessions := s.checkTopology(ts, e)
+		tp.mu.Lock()
+		closed := tp.closed
+		tp.mu.Unlock()
+		live := 0
+		if !closed {
+			live = s.attachSessions(ts, e, sessions)
+		}
+		if closed || live == 0 {
+			tp.mu.Lock()
+			for id, tw := range e.watches {
+				tw.Close()
+				delete(e.watches, id)
+			}
+			e.running = false
+			e.retryAt = time.Now().Add(topologyRetry)
+			tp.mu.Unlock()
+			return
+		}
+		select {
+		case <-e.kick:
+		case <-quit:
+		}
+	}
+}
+
+// attachSessions gives every session a watch (dropping those of sessions gone or watches that
+// ended) and returns how many watches run.
+func (s *Server) attachSessions(ts *tmux.Server, e *topoEntry, sessions []string) int {
+	tp := &s.read.topo
+	want := map[string]bool{}
+	for _, id := range sessions {
+		want[id] = true
+	}
+	tp.mu.Lock()
+	for id, tw := range e.watches {
+		select {
+		case <-tw.Done():
+			delete(e.watches, id)
+		default:
+			if !want[id] {
+				tw.Close()
+				delete(e.watches, id)
+			}
+		}
+	}
+	var missing []string
+	for _, id := range sessions {
+		if e.watches[id] == nil && len(e.watches)+len(missing) < maxTopologySessions {
+			missing = append(missing, id)
+		}
+	}
+	tp.mu.Unlock()
+	for _, id := range missing {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		tw, err := ts.WatchTopology(ctx, func(n control.Notification) {
+		tw, err := ts.WatchSessionTopology(ctx, id, func(n control.Notification) {
 			if topologyNote(n) {
-				select {
-				case e.kick <- struct{}{}:
-				default:
-				}
+				e.poke()
 			}
 		})
 		cancel()
 		if err != nil {
-			tp.mu.Lock()
-			e.starting = false
-			e.retryAt = time.Now().Add(topologyRetry)
-			tp.mu.Unlock()
-			s.checkTopology(ts, e) // a server that went away changed the list
-			return
+			continue // the session went away meanwhile: the next check sees it
 		}
+		go func() {
+			<-tw.Done()
+			e.poke()
+		}()
 		tp.mu.Lock()
 		if tp.closed {
-			tp.mu.Unlock()
 			tw.Close()
-			return
+		} else {
+			e.watches[id] = tw
 		}
-		e.tw, e.starting = tw, false
 		tp.mu.Unlock()
-		began := time.Now()
-		s.checkTopology(ts, e)
-	wait:
-		for {
-			select {
-			case <-e.kick:
-				s.checkTopology(ts, e)
-			case <-tw.Done():
-				break wait
-			}
-		}
-		s.checkTopology(ts, e)
-		tp.mu.Lock()
-		e.tw = nil
-		if tp.closed || time.Since(began) < topologyRetry {
-			// Closing, or a watch that ends at once: leave it to the next resource request.
-			e.retryAt = time.Now().Add(topologyRetry)
-			tp.mu.Unlock()
-			return
-		}
-		e.starting = true
-		tp.mu.Unlock()
-		// Its session was destroyed (or the server exited): attach again at once.
+		// Attaching took a moment: what changed meanwhile is caught by the check it triggers.
+		e.poke()
 	}
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	return len(e.watches)
 }
 
-// checkTopology compares the server's sessions, windows and panes with the last check and
-// announces a change.
-func (s *Server) checkTopology(ts *tmux.Server, e *topoEntry) {
+// checkTopology compares the server's sessions, windows and panes with the last check,
+// announces a change, and returns the session ids.
+func (s *Server) checkTopology(ts *tmux.Server, e *topoEntry) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	state := ""
+	var sessions []string
 	if out, err := ts.Query(ctx, []string{"list-panes", "-a", "-F", "#{session_id}:#{window_id}:#{window_index}:#{pane_id}:#{session_name}"}); err == nil {
 		lines := append([]string(nil), out[0]...)
 		sort.Strings(lines)
 		state = strings.Join(lines, "\n")
+		for _, l := range lines {
+			id, _, _ := strings.Cut(l, ":")
+			if n := len(sessions); n == 0 || sessions[n-1] != id {
+				sessions = append(sessions, id)
+			}
+		}
 	}
 	tp := &s.read.topo
 	tp.mu.Lock()
@@ -316,6 +370,7 @@ func (s *Server) checkTopology(ts *tmux.Server, e *topoEntry) {
 	if changed {
 		s.resourceListChanged()
 	}
+	return sessions
 }
 
 // resourceListChanged sends notifications/resources/list_changed to every client: the SDK
@@ -327,10 +382,17 @@ func (s *Server) resourceListChanged() {
 func (tp *topology) closeAll() {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
+	if tp.closed {
+		return
+	}
 	tp.closed = true
+	if tp.quit != nil {
+		close(tp.quit)
+	}
 	for _, e := range tp.m {
-		if e.tw != nil {
-			e.tw.Close()
+		for id, tw := range e.watches {
+			tw.Close()
+			delete(e.watches, id)
 		}
 	}
 }

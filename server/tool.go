@@ -54,6 +54,9 @@ type Tool struct {
 	validator    *jsonschema.Resolved
 	args         []string // argument names, sorted
 	call         func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+	// variant, when set, builds the tool a server offers from its options (a default that
+	// depends on the configuration, e.g. run_command's suppress_history); nil keeps this one.
+	variant func(o *Options) *Tool
 }
 
 // spec declares a tool; define turns it and a typed handler into a Tool.

@@ -110,6 +110,10 @@ func (s *Server) commandClient(ctx context.Context) *client {
 	if time.Now().Before(s.noConnUntil) {
 		return nil
 	}
+	// The attach holds s.mu, so it is bounded whatever the caller's context says: a stopped
+	// tmux must not hold every other request behind it.
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
 	cc, err := s.dial(ctx, "", control.Options{})
 	if err != nil {
 		s.noConnUntil = time.Now().Add(retryAttachAfter)
@@ -121,8 +125,9 @@ func (s *Server) commandClient(ctx context.Context) *client {
 		s.noConnUntil = time.Now().Add(retryAttachAfter)
 		return nil
 	}
-	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil {
-		// A new daemon: every stream of the old one is void.
+	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil && s.hubIdent != cc.ident {
+		// A new daemon: every stream of the old one is void. (Streams the hub already opened
+		// on the new daemon, while commands went through spawned processes, stay.)
 		s.hub.Close()
 		s.hub = nil
 	}

@@ -49,6 +49,9 @@ type Server struct {
 	closed      bool
 
 	hub *stream.Hub // live pane streams, made on first use
+	// hubIdent is the daemon the hub's newest stream connection reached: the hub is void only
+	// when the command connection finds a daemon other than that one.
+	hubIdent Identity
 }
 
 // NewServer returns a handle on the server cfg names. It starts nothing.

@@ -31,6 +31,9 @@ func (s *Server) dialStream(ctx context.Context, sessionID string, opts control.
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.hubIdent = c.ident
+	s.mu.Unlock()
 	return c.conn, nil
 }
 

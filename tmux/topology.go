@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
 )
@@ -25,9 +26,23 @@ type TopologyWatch struct {
 // server exits; start another one then. It fails with ErrServerNotRunning when no server runs
 // and with an error when the server has no session to attach to.
 func (s *Server) WatchTopology(ctx context.Context, fn func(control.Notification)) (*TopologyWatch, error) {
+	return s.watchTopology(ctx, "", fn)
+}
+
+// WatchSessionTopology is WatchTopology attached to the session sessionID ($N). tmux reports
+// %layout-change (panes split, closed, resized) only for the windows of a client's own
+// session, so a watch per session sees every pane come and go.
+func (s *Server) WatchSessionTopology(ctx context.Context, sessionID string, fn func(control.Notification)) (*TopologyWatch, error) {
+	if !ValidSessionID(sessionID) {
+		return nil, fmt.Errorf("session %q: not a session id", sessionID)
+	}
+	return s.watchTopology(ctx, sessionID, fn)
+}
+
+func (s *Server) watchTopology(ctx context.Context, target string, fn func(control.Notification)) (*TopologyWatch, error) {
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	c, err := s.dial(ctx, "", control.Options{OnNotification: fn})
+	c, err := s.dial(ctx, target, control.Options{OnNotification: fn})
 	if err != nil {
 		return nil, err
 	}

@@ -166,7 +166,9 @@ func (t *benchTmux) timeEcho(ctx context.Context, n int) (samples, error) {
 	var s samples
 	for i := 0; i < n; i++ {
 		tok := fmt.Sprintf("e%dx", i)
-		seen := c.expect("\n" + tok + "\r\n")
+		// The output line follows a line end, or the CR bash prints after bracketed paste ends;
+		// the echo of the typed line has a space before the token.
+		seen := c.expect("\r" + tok + "\r\n")
 		start := time.Now()
 		if _, err := c.conn.Do(ctx, []string{"send-keys", "-t", t.pane, "-l", "echo " + tok}, []string{"send-keys", "-t", t.pane, "Enter"}); err != nil {
 			return nil, err
@@ -175,7 +177,10 @@ func (t *benchTmux) timeEcho(ctx context.Context, n int) (samples, error) {
 		case at := <-seen:
 			s = append(s, at.Sub(start))
 		case <-time.After(5 * time.Second):
-			return nil, fmt.Errorf("echo floor: output %q not seen", tok)
+			c.mu.Lock()
+			got := c.out.String()
+			c.mu.Unlock()
+			return nil, fmt.Errorf("echo floor: output %q not seen in %q", tok, got)
 		}
 		time.Sleep(20 * time.Millisecond) // let the prompt settle
 	}

@@ -1,0 +1,245 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
+)
+
+const testID = "tmx0123456789ab"
+
+// framed is what a pane shows for one run: the echo, the start marker line, the body, the end
+// marker and the next prompt.
+func framed(body string, status int) []byte {
+	var b bytes.Buffer
+	b.WriteString("$  . '/tmp/tmux-mcp-1/r1'\r\n\x1b[?2004l\r")
+	b.WriteString(testID + "_S\r\n")
+	b.WriteString(body)
+	fmt.Fprintf(&b, "%s_E %d %s_D\r\n$ ", testID, status, testID)
+	return b.Bytes()
+}
+
+func feedAll(c *collector, out []byte, cuts []int) {
+	prev := 0
+	for _, at := range cuts {
+		c.feed(out[prev:at])
+		prev = at
+	}
+	c.feed(out[prev:])
+}
+
+func TestCollectorSplits(t *testing.T) {
+	cases := []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{"", 0, ""},
+		{"hello\r\n", 3, "hello"},
+		{"a\r\nb\r\n\r\nc\r\n", 255, "a\r\nb\r\n\r\nc"},
+		{"no newline", 1, "no newline"},
+		{"tmx0123456789ab looks like us but is not a marker\r\n", 0, "tmx0123456789ab looks like us but is not a marker"},
+		{"héllo ✓ 🙂\r\n", 7, "héllo ✓ 🙂"},
+	}
+	for _, tc := range cases {
+		out := framed(tc.body, tc.status)
+		for at := 0; at <= len(out); at++ {
+			c := newCollector(testID, 1<<20)
+			feedAll(c, out, []int{at})
+			if !c.done || c.status != tc.status || string(c.output()) != tc.want {
+				t.Fatalf("%q split at %d: done %v status %d output %q", tc.body, at, c.done, c.status, c.output())
+			}
+		}
+		// Byte by byte.
+		c := newCollector(testID, 1<<20)
+		for i := range out {
+			c.feed(out[i : i+1])
+		}
+		if !c.done || string(c.output()) != tc.want {
+			t.Fatalf("%q byte by byte: %q", tc.body, c.output())
+		}
+	}
+}
+
+func TestCollectorNotDone(t *testing.T) {
+	out := framed("partial\r\n", 0)
+	cut := bytes.Index(out, []byte(testID+"_E")) + 10 // inside the end marker
+	c := newCollector(testID, 1<<20)
+	c.feed(out[:cut])
+	if c.done || !c.started {
+		t.Fatalf("done %v started %v", c.done, c.started)
+	}
+	if got := string(c.output()); got != "partial" {
+		t.Errorf("output so far %q (a partial marker must not show)", got)
+	}
+	c.feed(out[cut:])
+	if !c.done || c.status != 0 {
+		t.Fatal("not done after the rest")
+	}
+}
+
+func TestCollectorWindow(t *testing.T) {
+	var body strings.Builder
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&body, "line %05d\r\n", i)
+	}
+	out := framed(body.String(), 9)
+	c := newCollector(testID, 4096)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < len(out); {
+		n := 1 + rng.Intn(3000)
+		c.feed(out[i:min(i+n, len(out))])
+		i += n
+		if len(c.body) > 4096+2048+3000 {
+			t.Fatalf("body grew to %d bytes", len(c.body))
+		}
+	}
+	if !c.done || c.status != 9 {
+		t.Fatalf("done %v status %d", c.done, c.status)
+	}
+	got := string(c.output())
+	if !strings.HasSuffix(got, "line 09999") || !strings.HasPrefix(got, "line ") {
+		t.Fatalf("kept %q…%q", got[:20], got[len(got)-20:])
+	}
+	kept := strings.Count(got, "\n") + 1
+	if c.cutLines+kept != 10000 {
+		t.Errorf("cut %d + kept %d lines != 10000", c.cutLines, kept)
+	}
+	s := shape(c.output(), testID, c.cutLines, 200, 1_000_000)
+	if len(s.lines) != 200 || s.dropped != 9800 || s.lines[199] != "line 09999" {
+		t.Errorf("shape: %d lines, dropped %d, last %q", len(s.lines), s.dropped, s.lines[len(s.lines)-1])
+	}
+}
+
+func TestCollectorLostStart(t *testing.T) {
+	out := framed("tail of a flood\r\n", 4)
+	rest := out[bytes.Index(out, []byte("flood")):]
+	c := newCollector(testID, 1<<20)
+	c.missed()
+	c.feed(rest)
+	if !c.done || c.status != 4 || !c.lostStart || string(c.output()) != "flood" {
+		t.Fatalf("done %v status %d lost %v output %q", c.done, c.status, c.lostStart, c.output())
+	}
+	// Missed bytes before a start marker that survived: nothing of the output is lost.
+	c = newCollector(testID, 1<<20)
+	c.missed()
+	c.feed(out[10:])
+	if !c.done || c.lostStart || string(c.output()) != "tail of a flood" {
+		t.Fatalf("start survived: lost %v output %q", c.lostStart, c.output())
+	}
+}
+
+func TestCollectorDiscard(t *testing.T) {
+	out := framed(strings.Repeat("x", 100000)+"\r\n", 2)
+	c := newCollector(testID, 1<<20)
+	c.discard = true
+	for i := 0; i < len(out); i += 1000 {
+		c.feed(out[i:min(i+1000, len(out))])
+		if len(c.body) > 1000+overlap {
+			t.Fatalf("discarding collector holds %d bytes", len(c.body))
+		}
+	}
+	if !c.done || c.status != 2 {
+		t.Fatal("end not found while discarding")
+	}
+}
+
+func TestShape(t *testing.T) {
+	cases := []struct {
+		name                 string
+		body                 string
+		maxLines, maxBytes   int
+		want                 []string
+		dropped              int
+		omitted              int64
+		foreign              bool
+		cutLines, wantCutAdd int
+	}{
+		{name: "plain", body: "a\r\nb", maxLines: 10, maxBytes: 100, want: []string{"a", "b"}},
+		{name: "maxLines", body: "1\n2\n3\n4", maxLines: 2, maxBytes: 100, want: []string{"3", "4"}, dropped: 2},
+		{name: "bytes", body: "aaaa\nbbbb\ncc", maxLines: 10, maxBytes: 8, want: []string{"bbbb", "cc"}, omitted: 5},
+		{name: "one long line", body: "0123456789", maxLines: 10, maxBytes: 4, want: []string{"6789"}, omitted: 6},
+		{name: "utf8 tail", body: "ééé", maxLines: 10, maxBytes: 3, want: []string{"é"}, omitted: 4},
+		{name: "colours", body: "\x1b[31mred\x1b[0m\r\n", maxLines: 10, maxBytes: 100, want: []string{"red"}},
+		{name: "progress", body: "10%\r50%\r100%\r\ndone", maxLines: 10, maxBytes: 100, want: []string{"100%", "done"}},
+		{name: "foreign", body: "mine\ntmxfedcba987654_S\ntheirs\ntmxfedcba987654_E 0 tmxfedcba987654_D\nmine too",
+			maxLines: 10, maxBytes: 100, want: []string{"mine", "mine too"}, foreign: true},
+		{name: "cut lines count", body: "x\ny", maxLines: 1, maxBytes: 100, want: []string{"y"}, dropped: 1 + 5, cutLines: 5},
+		{name: "empty", body: "", maxLines: 10, maxBytes: 100, want: nil},
+	}
+	for _, tc := range cases {
+		s := shape([]byte(tc.body), testID, tc.cutLines, tc.maxLines, tc.maxBytes)
+		if fmt.Sprint(s.lines) != fmt.Sprint(tc.want) || s.dropped != tc.dropped || s.omitted != tc.omitted || s.foreign != tc.foreign {
+			t.Errorf("%s: lines %q dropped %d omitted %d foreign %v; want %q %d %d %v",
+				tc.name, s.lines, s.dropped, s.omitted, s.foreign, tc.want, tc.dropped, tc.omitted, tc.foreign)
+		}
+		if n := len(join(s.lines)); n > tc.maxBytes {
+			t.Errorf("%s: %d bytes returned, ceiling %d", tc.name, n, tc.maxBytes)
+		}
+	}
+}
+
+func TestValidateCommand(t *testing.T) {
+	for cmd, want := range map[string]error{
+		"true": nil, "": ErrEmpty, "  \n\r\t ": ErrEmpty, "echo \x00": ErrNUL, "echo\n": nil,
+	} {
+		if got := ValidateCommand(cmd); got != want {
+			t.Errorf("%q: %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestStripSelfRemoval(t *testing.T) {
+	for _, fam := range []shellrun.Family{shellrun.POSIX, shellrun.Fish} {
+		script, _, err := shellrun.Script(fam, testID, "echo hi", "/tmp/x/r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := stripSelfRemoval(script)
+		if strings.Contains(got, "rm -f") || !strings.HasSuffix(script, got) || len(got) >= len(script) {
+			t.Errorf("%v: %q -> %q", fam, script, got)
+		}
+	}
+	if got := stripSelfRemoval("(\necho\n)\n"); got != "(\necho\n)\n" {
+		t.Errorf("a script without the removal changed: %q", got)
+	}
+}
+
+// FuzzCollector checks that feeding a pane's output in any chunks finds what shellrun.Parse
+// finds in the whole.
+func FuzzCollector(f *testing.F) {
+	f.Add([]byte(framed("hello\r\n", 3)), uint64(7))
+	f.Add([]byte(framed("", 0)), uint64(1))
+	f.Add([]byte("junk"+testID+"_S\n"+testID+"_E 12 "+testID+"_D"), uint64(3))
+	f.Fuzz(func(t *testing.T, out []byte, seed uint64) {
+		rng := rand.New(rand.NewSource(int64(seed)))
+		c := newCollector(testID, 1<<20)
+		for i := 0; i < len(out); {
+			n := 1 + rng.Intn(64)
+			c.feed(out[i:min(i+n, len(out))])
+			i += n
+		}
+		whole := shellrun.Parse(out, testID)
+		if c.done != whole.Done || (c.done && c.status != whole.Status) {
+			t.Fatalf("chunks: done %v status %d; whole: done %v status %d", c.done, c.status, whole.Done, whole.Status)
+		}
+		if c.done && whole.Started && !bytes.Equal(c.output(), whole.Body) {
+			t.Fatalf("chunks body %q, whole %q", c.output(), whole.Body)
+		}
+	})
+}
+
+func BenchmarkCollectorFlood(b *testing.B) {
+	chunk := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\r\n"), 2600) // ~256 KiB
+	b.SetBytes(int64(len(chunk)))
+	c := newCollector(testID, bodyWindow)
+	c.feed([]byte(testID + "_S\r\n"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.feed(chunk)
+	}
+}

@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// Reason says why a pane was refused.
+type Reason int
+
+// Refusal reasons, in the order Check tests them.
+const (
+	NoPane   Reason = iota + 1 // the pane does not exist
+	Dead                       // the pane is dead (remain-on-exit)
+	InMode                     // copy mode or another mode
+	Watched                    // a terminal client has it on screen; force never overrides
+	Caller                     // the pane this server runs in, without force
+	Busy                       // reserved by an unfinished run of this server
+	NotShell                   // the foreground program is not a supported shell
+)
+
+// Refusal is a preflight failure: nothing was sent to the pane.
+type Refusal struct {
+	Reason  Reason
+	Pane    string
+	Program string // the foreground program (NotShell)
+	Mode    string // the pane's mode (InMode), when known
+	Holder  string // what reserves the pane (Busy)
+}
+
+func (r *Refusal) Error() string {
+	switch r.Reason {
+	case NoPane:
+		return fmt.Sprintf("no pane has id %s", r.Pane)
+	case Dead:
+		return fmt.Sprintf("pane %s is dead (its program exited)", r.Pane)
+	case InMode:
+		if r.Mode != "" {
+			return fmt.Sprintf("pane %s is in %s", r.Pane, r.Mode)
+		}
+		return fmt.Sprintf("pane %s is in a mode (e.g. copy mode)", r.Pane)
+	case Watched:
+		return fmt.Sprintf("pane %s is on a person's screen (a terminal client shows it); commands are never typed into a watched pane, even with force", r.Pane)
+	case Caller:
+		return fmt.Sprintf("pane %s is the pane this MCP server runs in", r.Pane)
+	case Busy:
+		return fmt.Sprintf("pane %s is busy: %s is still running in it", r.Pane, r.Holder)
+	case NotShell:
+		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
+	}
+	return fmt.Sprintf("pane %s refused", r.Pane)
+}
+
+// Guard is what Check needs to know besides the snapshot.
+type Guard struct {
+	CallerPane string // the pane this server runs in on that tmux server, "" when none
+	Force      bool   // allow CallerPane (never a watched pane)
+	// Busy, when set, says whether the pane is reserved by an unfinished run, and by what. It
+	// is asked before the foreground program is judged: a run's own command is not a shell.
+	Busy func(paneID string) (holder string, busy bool)
+}
+
+// Check is the preflight of engine.md §3.1 on a snapshot holding panes and clients: the pane
+// exists and is alive, is not in a mode, is not watched by a terminal client, is not the caller's
+// pane unless forced, is not reserved (Guard.Busy), and runs a supported shell in the foreground. It returns the pane and its
+// shell family, or a *Refusal. Reservations are the caller's to check.
+func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, shellrun.Family, error) {
+	p, ok := snap.Pane(paneID)
+	if !ok {
+		return p, 0, &Refusal{Reason: NoPane, Pane: paneID}
+	}
+	switch {
+	case p.PaneDead:
+		return p, 0, &Refusal{Reason: Dead, Pane: paneID}
+	case p.PaneInMode:
+		return p, 0, &Refusal{Reason: InMode, Pane: paneID}
+	case snap.Watched()[paneID]:
+		return p, 0, &Refusal{Reason: Watched, Pane: paneID}
+	case g.CallerPane != "" && g.CallerPane == paneID && !g.Force:
+		return p, 0, &Refusal{Reason: Caller, Pane: paneID}
+	}
+	if g.Busy != nil {
+		if h, busy := g.Busy(paneID); busy {
+			return p, 0, &Refusal{Reason: Busy, Pane: paneID, Holder: h}
+		}
+	}
+	fam, ok := shellrun.FamilyOf(p.PaneCurrentCommand)
+	if !ok {
+		return p, 0, &Refusal{Reason: NotShell, Pane: paneID, Program: p.PaneCurrentCommand}
+	}
+	return p, fam, nil
+}

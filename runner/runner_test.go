@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// pane starts a private tmux server with one pane running shell and returns the engine handle
+// and the pane as Check sees it.
+func pane(t testing.TB, shell []string) (*tmux.Server, tmux.Pane, Request) {
+	t.Helper()
+	testtmux.RequireShell(t, shell)
+	tmx := testtmux.New(t)
+	_, id := tmx.NewSession("s", shell...)
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	t.Cleanup(ts.Close)
+	snap, err := ts.Snapshot(context.Background(), tmux.WithPanes|tmux.WithClients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, fam, err := Check(snap, id, Guard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts, p, Request{Pane: p, Family: fam, Timeout: 10 * time.Second}
+}
+
+func TestRunScriptFiles(t *testing.T) {
+	t.Parallel()
+	ts, _, req := pane(t, testtmux.Bash)
+	r := New()
+	var dir string
+	var mode os.FileMode
+	r.beforeSend = func(path string) {
+		dir = filepath.Dir(path)
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if strings.Contains(filepath.Base(path), "tmx") {
+			t.Errorf("the script's name %q looks like a run id", path)
+		}
+	}
+	req.Command = "echo hi; exit 3"
+	released := false
+	req.Release = func() { released = true }
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.Outcome != Completed || *res.ExitStatus != 3 || res.Output != "hi" || !released {
+		t.Fatalf("%+v %v released=%v", res, err, released)
+	}
+	if mode != 0o600 {
+		t.Errorf("script mode %o, want 600", mode)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("script dir: %v %v", fi.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files left after the run: %v", ents)
+	}
+	r.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("script dir left after Close: %v", err)
+	}
+	if _, err := r.Run(context.Background(), ts, req); err == nil {
+		t.Error("a closed runner ran")
+	}
+}
+
+// TestRunInlineFallback: when the pane's shell cannot read the script (it runs elsewhere), the
+// wrapper is typed inline once.
+func TestRunInlineFallback(t *testing.T) {
+	for _, sh := range []struct {
+		name string
+		argv []string
+	}{{"bash", testtmux.Bash}, {"dash", testtmux.Dash}, {"zsh", testtmux.Zsh}, {"fish", testtmux.Fish}} {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			ts, _, req := pane(t, sh.argv)
+			r := New()
+			defer r.Close()
+			r.beforeSend = func(path string) { os.Remove(path) } // as if on another machine
+			req.Command = "echo 'inline ✓'; exit 5"
+			res, err := r.Run(context.Background(), ts, req)
+			if err != nil || res.Outcome != Completed || *res.ExitStatus != 5 || res.Output != "inline ✓" {
+				t.Fatalf("%+v %v", res, err)
+			}
+		})
+	}
+}
+
+// TestRunLostLine: a typed line the shell never ran (an interrupted ksh93 discards typeahead)
+// frees the pane startGrace after typing instead of holding it forever.
+func TestRunLostLine(t *testing.T) {
+	ts, _, req := pane(t, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	defer func(g time.Duration) { startGrace = g }(startGrace)
+	startGrace = 300 * time.Millisecond
+	r.retype = func(string) string { return " :" } // the wrapper never runs
+	released := make(chan struct{})
+	req.Command, req.Timeout = "true", 100*time.Millisecond
+	req.Release = func() { close(released) }
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.Outcome != TimedOut || !res.StillRunning {
+		t.Fatalf("%+v %v", res, err)
+	}
+	select {
+	case <-released:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pane was never given back")
+	}
+}
+
+func TestRunPreflight(t *testing.T) {
+	t.Parallel()
+	ts, p, _ := pane(t, testtmux.Bash)
+	snap, err := ts.Snapshot(context.Background(), tmux.WithPanes|tmux.WithClients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		pane string
+		g    Guard
+		want Reason
+	}{
+		{"%999", Guard{}, NoPane},
+		{p.PaneID, Guard{CallerPane: p.PaneID}, Caller},
+		{p.PaneID, Guard{CallerPane: p.PaneID, Force: true}, 0},
+		{p.PaneID, Guard{Busy: func(string) (string, bool) { return "x", true }}, Busy},
+		{p.PaneID, Guard{}, 0},
+	}
+	for _, tc := range cases {
+		_, _, err := Check(snap, tc.pane, tc.g)
+		var got Reason
+		if r, ok := err.(*Refusal); ok {
+			got = r.Reason
+		}
+		if got != tc.want {
+			t.Errorf("%s %+v: %v, want reason %d", tc.pane, tc.g, err, tc.want)
+		}
+	}
+}
+
+// BenchmarkRunTrue measures a whole run of `true` in a bash pane (engine side: no MCP).
+func BenchmarkRunTrue(b *testing.B) {
+	ts, _, req := pane(b, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	req.Command = "true"
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		if res, err := r.Run(ctx, ts, req); err != nil || res.Outcome != Completed {
+			b.Fatal(res, err)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package runner
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// shaped is a body turned into the lines a result returns.
+type shaped struct {
+	lines   []string
+	dropped int   // lines withheld by maxLines (and lines cut before the window)
+	omitted int64 // bytes withheld by the byte ceiling (and the per-line cap)
+	foreign bool  // lines carrying another run's markers were removed
+}
+
+// shape cleans a run's body (engine.md §3.6): the text filter, foreign markers out, then the
+// last maxLines lines within maxBytes (counting one LF between lines). cutLines are lines
+// already cut from the body's front.
+func shape(body []byte, id string, cutLines, maxLines, maxBytes int) shaped {
+	var f stream.Filter
+	f.Write(body)
+	f.Flush()
+	lines := f.Lines()
+	if p := f.Partial(); p != "" {
+		lines = append(lines, p)
+	}
+	s := shaped{omitted: f.Truncated(), dropped: cutLines}
+	lines, s.foreign = shellrun.ScrubForeign(lines, id)
+	if maxLines > 0 && len(lines) > maxLines {
+		s.dropped += len(lines) - maxLines
+		lines = lines[len(lines)-maxLines:]
+	}
+	// Keep the newest lines that fit in maxBytes.
+	total, k := 0, len(lines)
+	for k > 0 {
+		n := len(lines[k-1])
+		if k < len(lines) {
+			n++ // the LF joining it to the next line
+		}
+		if total+n > maxBytes {
+			break
+		}
+		total += n
+		k--
+	}
+	if k > 0 {
+		keepTail := k == len(lines) // not even the last line fits: keep its tail
+		if keepTail {
+			k--
+		}
+		for _, l := range lines[:k] {
+			s.omitted += int64(len(l)) + 1
+		}
+		lines = lines[k:]
+		if keepTail {
+			tail := tailBytes(lines[0], maxBytes)
+			s.omitted += int64(len(lines[0]) - len(tail))
+			lines[0] = tail
+		}
+	}
+	s.lines = lines
+	return s
+}
+
+// tailBytes returns the last at most n bytes of s, starting at a character boundary.
+func tailBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+func join(lines []string) string { return strings.Join(lines, "\n") }
