@@ -49,7 +49,7 @@ const (
 )
 
 // interruptKeys may be sent to a pane reserved by a run: they are how to stop it.
-var interruptKeys = map[string]bool{"C-c": true, "^C": true, "C-\\": true, "^\\": true}
+var interruptKeys = map[string]bool{"C-c": true, "C-\\": true}
 
 // inputGuard refuses input into a pane that is dead, that this server runs in, or that a run of
 // this server holds (except interrupt keys, which is how that run is stopped). It returns the

@@ -169,10 +169,16 @@ func keyLookalike(tok string) (bool, string) {
 // canonicalKey spells a valid key name the way tmux documents it.
 func canonicalKey(tok string) string {
 	rest, mods, caret := splitModifiers(tok)
-	var b strings.Builder
-	if caret {
-		b.WriteByte('^')
+	if caret { // ^C is tmux's short form of C-c
+		if mods == nil {
+			mods = map[string]bool{}
+		}
+		mods["C"] = true
+		if utf8.RuneCountInString(rest) == 1 {
+			rest = strings.ToLower(rest)
+		}
 	}
+	var b strings.Builder
 	for _, m := range []string{"C", "M", "S"} {
 		if mods[m] {
 			b.WriteString(m + "-")

@@ -16,7 +16,8 @@ func TestPlanKeys(t *testing.T) {
 	}{
 		{in: "C-c", keys: []string{"C-c"}},
 		{in: "c-c", keys: []string{"C-c"}},
-		{in: "^C", keys: []string{"^C"}},
+		{in: "^C", keys: []string{"C-c"}},
+		{in: "^[", keys: []string{"C-["}},
 		{in: "Enter", keys: []string{"Enter"}},
 		{in: "enter", keys: []string{"Enter"}},
 		{in: "ESCAPE", keys: []string{"Escape"}},
