@@ -10,20 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// inFlight are tools other branches are building while this test was written, with their
-// arguments from tools.md. A prompt may name them before they exist here; once a tool is in
-// the catalogue, its real input schema is used instead. The lead removes this list after the
-// merge.
-var inFlight = map[string][]string{
-	"run_command":       {"command", "pane_id", "session_name", "session_id", "window_id", "timeout", "max_lines", "suppress_history", "socket_name"},
-	"run_shell_command": {"command", "paneId", "force", "maxLines", "timeoutMs"},
-	"send_keys":         {"keys", "pane_id", "session_name", "session_id", "window_id", "enter", "literal", "suppress_history", "socket_name"},
-	"send_keys_batch":   {"operations", "on_error", "timeout", "socket_name"},
-	"paste_text":        {"text", "pane_id", "session_name", "session_id", "window_id", "bracket", "socket_name"},
-	"wait_for_text":     {"patterns", "stop", "regex", "pane_id", "session_name", "session_id", "window_id", "timeout", "match_case", "cursor", "socket_name"},
-	"wait_for_channel":  {"channel", "timeout", "socket_name"},
-	"signal_channel":    {"channel", "socket_name"},
-}
 
 type promptCall struct {
 	tool string
@@ -130,10 +116,8 @@ func TestPromptsNameRealTools(t *testing.T) {
 		for _, call := range calls {
 			known, ok := offered[call.tool]
 			if !ok {
-				if known, ok = inFlight[call.tool]; !ok {
-					t.Errorf("prompt %s names %s, which is not a tool", name, call.tool)
-					continue
-				}
+				t.Errorf("prompt %s names %s, which is not a tool", name, call.tool)
+				continue
 			}
 			for _, a := range call.args {
 				if !slices.Contains(known, a) {
