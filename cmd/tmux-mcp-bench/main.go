@@ -80,9 +80,14 @@ func run(bin string, n, runs int, idle time.Duration) error {
 	if err != nil {
 		return err
 	}
+	raw, err := timeRaw(bin, tmx, n)
+	if err != nil {
+		return err
+	}
 	rows = append(rows,
-		row{what: fmt.Sprintf("list_sessions over stdio (n=%d)", n), value: stat(ls), floor: "spawned tmux list-sessions " + stat(spawnFloor), ratio: ratio(ls, spawnFloor), target: "median ≤ 0.3 ms"},
+		row{what: fmt.Sprintf("list_sessions over stdio, go-sdk client (n=%d)", n), value: stat(ls), floor: "spawned tmux list-sessions " + stat(spawnFloor), ratio: ratio(ls, spawnFloor), target: "median ≤ 0.3 ms"},
 		row{what: "", floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(ls, ctlFloor)},
+		row{what: fmt.Sprintf("list_sessions over stdio, bare JSON-RPC client (n=%d)", n), value: stat(raw), floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(raw, ctlFloor)},
 	)
 
 	if cl.has("run_shell_command") {
