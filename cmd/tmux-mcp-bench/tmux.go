@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
@@ -20,6 +22,7 @@ type benchTmux struct {
 	sock, conf, home string
 	env              []string
 	session, pane    string
+	ctls             []*ctl // control clients to end before the server
 }
 
 func newTmux(dir string) (*benchTmux, error) {
@@ -62,7 +65,26 @@ func (t *benchTmux) tmux(args ...string) (string, error) {
 	return out.String(), nil
 }
 
-func (t *benchTmux) kill() { t.tmux("kill-server") }
+// kill ends the benchmark's own control clients, then its tmux server; a daemon that is still
+// there a second later (tmux 3.3a can wait forever on a control client) is killed by pid.
+func (t *benchTmux) kill() {
+	for _, c := range t.ctls {
+		c.close()
+	}
+	pid, _ := t.tmux("display-message", "-p", "#{pid}")
+	t.tmux("kill-server")
+	n, err := strconv.Atoi(strings.TrimSpace(pid))
+	if err != nil || n <= 0 {
+		return
+	}
+	for i := 0; i < 20; i++ {
+		if syscall.Kill(n, 0) != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	syscall.Kill(n, syscall.SIGKILL)
+}
 
 // timeSpawned is the floor of a spawned tmux process per command.
 func (t *benchTmux) timeSpawned(n int, args ...string) (samples, error) {
@@ -81,6 +103,7 @@ func (t *benchTmux) timeSpawned(n int, args ...string) (samples, error) {
 type ctl struct {
 	conn *control.Conn
 	cmd  *exec.Cmd
+	once sync.Once
 
 	mu      sync.Mutex
 	out     bytes.Buffer
@@ -101,6 +124,7 @@ func (t *benchTmux) control(ctx context.Context, session string) (*ctl, error) {
 		return nil, err
 	}
 	c := &ctl{cmd: cmd}
+	t.ctls = append(t.ctls, c)
 	c.conn = control.NewConn(stdout, stdin, control.Options{OnOutput: c.onOutput})
 	if _, err := c.conn.Do(ctx, []string{"display-message", "-p", "ok"}); err != nil {
 		return nil, err
@@ -138,9 +162,11 @@ func (c *ctl) expect(needle string) chan time.Time {
 }
 
 func (c *ctl) close() {
-	c.conn.Close()
-	c.cmd.Process.Kill()
-	c.cmd.Wait()
+	c.once.Do(func() {
+		c.conn.Close()
+		c.cmd.Process.Kill()
+		c.cmd.Wait()
+	})
 }
 
 func (c *ctl) timeDo(ctx context.Context, n int, cmd []string) (samples, error) {
