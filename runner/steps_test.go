@@ -35,6 +35,16 @@ func TestStepTimes(t *testing.T) {
 		}
 		add("snapshot panes+clients", t0)
 		t1 := time.Now()
+		if _, err := ts.Snapshot(ctx, tmux.WithPanes); err != nil {
+			t.Fatal(err)
+		}
+		add("snapshot panes", t1)
+		t1 = time.Now()
+		if _, err := ts.Query(ctx, []string{"list-panes", "-a", "-f", "#{==:#{pane_id}," + p.PaneID + "}", "-F", "#{pane_id} #{pane_dead} #{pane_in_mode} #{pane_current_command}"}, []string{"list-clients", "-F", "#{client_name}"}); err != nil {
+			t.Fatal(err)
+		}
+		add("query one pane+clients, 4 fields", t1)
+		t1 = time.Now()
 		if _, _, err := Check(snap, p.PaneID, Guard{}); err != nil {
 			t.Fatal(err)
 		}
