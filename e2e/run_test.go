@@ -846,9 +846,8 @@ func quantiles(ds []time.Duration) (med, p95 time.Duration) {
 	return s[len(s)/2], s[len(s)*95/100]
 }
 
-// shellFloor types ` ( :; ( : ); : ); printf ...` into the pane n times and times each until its
-// output comes back on the pane's stream: two forks, like the wrapper (bash runs `( ( : ) )`
-// with one).
+// shellFloor types ` ( :; : ); printf ...` into the pane n times and times each until its
+// output comes back on the pane's stream: one fork, like the wrapper in bash.
 func shellFloor(t *testing.T, tmx *testtmux.Server, pane string, n int) []time.Duration {
 	t.Helper()
 	ctx := context.Background()
@@ -864,7 +863,7 @@ func shellFloor(t *testing.T, tmx *testtmux.Server, pane string, n int) []time.D
 		want := fmt.Sprintf("fl%d\r\n", i)
 		off := w.Offset()
 		began := time.Now()
-		if _, err := ts.Exec(ctx, []string{"send-keys", "-t", pane, "-l", fmt.Sprintf(" ( :; ( : ); : ); printf '%%s%%d\\n' fl %d", i)}, []string{"send-keys", "-t", pane, "Enter"}); err != nil {
+		if _, err := ts.Exec(ctx, []string{"send-keys", "-t", pane, "-l", fmt.Sprintf(" ( :; : ); printf '%%s%%d\\n' fl %d", i)}, []string{"send-keys", "-t", pane, "Enter"}); err != nil {
 			t.Fatal(err)
 		}
 		var seen []byte

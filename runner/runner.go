@@ -170,7 +170,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	var id, script, typed string
 	for try := 0; ; try++ {
 		id = shellrun.NewID()
-		script, typed, err = shellrun.Script(req.Family, id, req.Command, path)
+		script, typed, err = shellrun.ScriptFor(req.Family, req.Pane.PaneCurrentCommand, id, req.Command, path)
 		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
 			break
 		}
@@ -370,7 +370,7 @@ func (x *run) maybeInline(ctx context.Context) {
 	}
 	x.inlined = true
 	os.Remove(x.path)
-	line, err := shellrun.Inline(x.req.Family, x.id, x.req.Command)
+	line, err := shellrun.InlineFor(x.req.Family, x.req.Pane.PaneCurrentCommand, x.id, x.req.Command)
 	if err != nil {
 		return
 	}

@@ -22,19 +22,43 @@
 // a user function named "command".
 //
 // POSIX family (sh, ash, dash, bash, ksh, mksh, zsh): the whole wrapper runs
-// in a subshell, and the command in a nested subshell through eval of a
-// single-quoted string, so cd, export, exit N, set -e, traps and functions
-// stay inside, a syntax error in the command yields a nonzero status instead
-// of breaking the wrapper, and no variable of the interactive shell is
-// touched. The interactive shell's errexit and xtrace are suspended for the
-// bookkeeping and re-applied for the command. The outer subshell catches
-// SIGINT (trap : INT; the command gets the default disposition back), so a
-// Ctrl-C that kills the command still lets the wrapper print the end marker,
-// with status 130 (ksh93 reports 2: it cuts the 256+SIGINT status of an
-// interrupted subshell to 8 bits). A status above 255 (ksh93 reports a
-// command killed by signal N as 256+N) is mapped to 128+N. After the run the
-// interactive shell's $? is the command's status (0 when the shell has
-// errexit on, so that it does not exit).
+// in a subshell, the command through eval of a single-quoted string, so cd,
+// export, exit N, set -e, traps and functions stay inside, a syntax error in
+// the command yields a nonzero status instead of breaking the wrapper, and no
+// variable of the interactive shell is touched. The interactive shell's
+// errexit and xtrace are suspended for the bookkeeping and re-applied for the
+// command. A status above 255 (ksh93 reports a command killed by signal N as
+// 256+N) is mapped to 128+N. After the run the interactive shell's $? is the
+// command's status (0 when the shell has errexit on, so that it does not
+// exit). There are two frames ([ScriptFor] and [InlineFor] choose by the
+// pane's program and the command):
+//
+//   - One subshell (ash, dash, bash, mksh, zsh): the command runs in the
+//     wrapper's subshell, which costs one fork. An EXIT trap prints the end
+//     marker with the status however the subshell ends (the command ends,
+//     exit N, a set -e failure), and an INT trap turns Ctrl-C into exit 130,
+//     so a builtin loop stays interruptible and the marker still comes (130).
+//     A command that replaced the EXIT trap, or redirected or replaced the
+//     subshell with exec, would lose the marker, so a command whose text holds
+//     "trap" or "exec" (any case: zsh's TRAPEXIT too) gets the nested frame.
+//     Trade-off: a command that replaces the traps out of sight (a function
+//     of the user's shell that calls trap, a sourced file, eval of built-up
+//     text) or kills its own subshell ends without an end marker: the run
+//     times out (still running, as far as the engine knows), and the pane
+//     stays reserved by the engine until the pane or its tmux server goes
+//     away; the shell's next prompt does not end the run. A program the command
+//     started that catches Ctrl-C and carries on no longer lets the rest of
+//     the command run after it: the subshell exits 130.
+//   - Nested (ksh, ksh93, sh, an unknown program, or a command holding "trap"
+//     or "exec"): the command runs in a nested subshell. The outer subshell
+//     catches SIGINT (trap : INT; the command gets the default disposition
+//     back), so a Ctrl-C that kills the command still lets the wrapper print
+//     the end marker, with status 130 (ksh93 reports 2: it cuts the
+//     256+SIGINT status of an interrupted subshell to 8 bits). ksh93 keeps
+//     this frame because it runs "( )" as a virtual subshell without a fork,
+//     where an exit with a signal status from an EXIT trap ends the
+//     interactive shell itself; the nested frame costs it no fork either.
+//     "sh" keeps it because it may be ksh93.
 //
 // Fish family: fish has no subshell, and exit inside begin…end would end the
 // interactive shell, so the command runs in a child fish,

@@ -46,28 +46,55 @@ var shells = map[string]Family{
 // ("/bin/zsh") and a version suffix ("zsh-5.9", "bash5.2"). ok is false for
 // anything else (vim, cat, python, csh, tcsh, nu, ...).
 func FamilyOf(program string) (f Family, ok bool) {
+	name, ok := shellName(program)
+	if !ok {
+		return 0, false
+	}
+	return shells[name], true
+}
+
+// shellName reduces a pane's foreground program to its key in shells, as
+// FamilyOf describes.
+func shellName(program string) (string, bool) {
 	p := strings.TrimSpace(program)
 	p = strings.TrimLeft(p, "-")
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		p = p[i+1:]
 	}
 	p = strings.TrimLeft(p, "-")
-	if f, ok := shells[p]; ok {
-		return f, true
+	if _, ok := shells[p]; ok {
+		return p, true
 	}
 	// A version suffix: "-5.9", "5.2", "-5.2.15". The name must be a known
 	// shell with nothing but digits and dots after it.
 	base := strings.TrimRight(p, "0123456789.")
 	if base == p || base == "" {
-		return 0, false
+		return "", false
 	}
 	ver := p[len(base):]
 	if ver[0] == '.' {
-		return 0, false
+		return "", false
 	}
 	base = strings.TrimSuffix(base, "-")
-	if f, ok := shells[base]; ok {
-		return f, true
+	if _, ok := shells[base]; ok {
+		return base, true
 	}
-	return 0, false
+	return "", false
+}
+
+// singleFrameShells are the POSIX shells whose subshell is a real fork
+// with an EXIT trap that fires however it ends, so the one-subshell frame is
+// safe in them. ksh93 is not among them: it runs "( )" as a virtual subshell
+// (no fork), and an exit with a signal status (137 after a command killed by
+// SIGKILL) from the EXIT trap of such a subshell ends the interactive shell
+// itself; it keeps the nested frame, which costs it no fork either. Nor is
+// "sh", which may be any of them (ksh93 is /bin/sh on some systems).
+var singleFrameShells = map[string]bool{
+	"ash": true, "dash": true, "bash": true, "mksh": true, "lksh": true, "zsh": true,
+}
+
+// singleFrame reports whether the one-subshell frame may be used for program.
+func singleFrame(program string) bool {
+	name, ok := shellName(program)
+	return ok && singleFrameShells[name]
 }

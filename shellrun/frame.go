@@ -21,8 +21,69 @@ func markers(printf, id, statusArg string) (start, end string) {
 }
 
 // posixFrame lists the POSIX wrapper's statements around evalStmt, which runs
-// the command. "(" and ")" stand alone so render can lay them out.
-func posixFrame(id, evalStmt string) []string {
+// the command: the one-subshell frame, or the two-subshell one when
+// needsNested says the command could defeat the first. "(" and ")" stand
+// alone so render can lay them out.
+func posixFrame(id, evalStmt string, nested bool) []string {
+	if nested {
+		return posixNestedFrame(id, evalStmt)
+	}
+	return posixSingleFrame(id, evalStmt)
+}
+
+// posixSingleFrame runs the command in the wrapper's own subshell: one fork.
+// An EXIT trap prints the end marker however the subshell ends (the command
+// ends, exit N, set -e, the INT trap's exit 130) and then ends the subshell
+// with the command's status (0 when the interactive shell has errexit on, so
+// that it does not exit). The INT trap turns Ctrl-C into exit 130, so a
+// builtin loop stays interruptible and the EXIT trap still runs; programs the
+// command starts get the default SIGINT back, as for any caught signal.
+//
+// The trap texts are chosen while the interactive shell's options are known
+// ($__tmx_o), so no variable of the wrapper is visible to the command. Their
+// first statements are traced to /dev/null, keeping set -x noise out of the
+// body.
+func posixSingleFrame(id, evalStmt string) []string {
+	_, end := markers(`\command \printf`, id, `"$`+varStatus+`"`)
+	// Inside the single-quoted trap text: the format strings of end are
+	// single-quoted, so they are re-quoted with double quotes (octal
+	// escapes and %d mean the same in both).
+	end = strings.ReplaceAll(end, "'", `"`)
+	exitTrap := func(exitArg string) string {
+		return "trap '{ " + varStatus + "=$?; set +x; } 2>/dev/null; " +
+			// ksh93 reports death by signal N as 256+N.
+			varStatus + "=$((" + varStatus + " > 255 ? " + varStatus + " % 256 + 128 : " + varStatus + ")); " +
+			end + "; exit " + exitArg + "' EXIT"
+	}
+	start, _ := markers(`\command \printf`, id, "")
+	return []string{
+		"(",
+		varOpts + "=$-",
+		"set +e +x",
+		"case $" + varOpts + " in *e*) " + exitTrap("0") + ";; *) " + exitTrap(`"$`+varStatus+`"`) + ";; esac",
+		"trap 'exit 130' INT",
+		start,
+		"case $" + varOpts + " in *e*) set -e;; esac",
+		"case $" + varOpts + " in *x*) unset " + varOpts + "; set -x;; *) unset " + varOpts + ";; esac",
+		evalStmt,
+		")",
+	}
+}
+
+// needsNested reports whether cmd might replace the wrapper's EXIT or INT
+// trap (trap, zsh's TRAPEXIT and TRAPINT functions) or redirect or replace
+// the wrapper's own shell (exec): such a command runs in a nested subshell,
+// which costs a second fork, so that the outer one still prints the end
+// marker. The test is a case-insensitive substring match, so it errs on the
+// side of the nested frame ("grep trap", "find -exec").
+func needsNested(cmd string) bool {
+	l := strings.ToLower(cmd)
+	return strings.Contains(l, "trap") || strings.Contains(l, "exec")
+}
+
+// posixNestedFrame is the two-subshell frame: the outer subshell holds the
+// bookkeeping and catches SIGINT, the nested one runs the command.
+func posixNestedFrame(id, evalStmt string) []string {
 	start, end := markers(`\command \printf`, id, `"$`+varStatus+`"`)
 	return []string{
 		"(",
@@ -102,14 +163,17 @@ func removeSelf(f Family, quotedPath string) string {
 	return `\command \rm -f -- ` + quotedPath
 }
 
-func posixScript(id, cmd, path string) string {
-	stmts := append([]string{removeSelf(POSIX, posixQuote(path))}, posixFrame(id, "eval "+posixQuote(cmd))...)
+// nested reports whether the command must run in the nested frame in program.
+func nested(program, cmd string) bool { return !singleFrame(program) || needsNested(cmd) }
+
+func posixScript(id, cmd, path string, nested bool) string {
+	stmts := append([]string{removeSelf(POSIX, posixQuote(path))}, posixFrame(id, "eval "+posixQuote(cmd), nested)...)
 	return render(stmts, false)
 }
 
-func posixInline(id, cmd string) string {
+func posixInline(id, cmd string, nested bool) string {
 	eval := `eval "$(\command \printf '%b' '` + percentB(cmd) + `')"`
-	return " " + render(posixFrame(id, eval), true)
+	return " " + render(posixFrame(id, eval, nested), true)
 }
 
 func fishScript(id, cmd, path string) string {

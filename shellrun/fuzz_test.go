@@ -109,9 +109,13 @@ func FuzzScript(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		want := normalize(cmd)
-		for _, fam := range []Family{POSIX, Fish} {
-			script, typed, err := Script(fam, tid, cmd, "/tmp/tm1/script")
-			line, ierr := Inline(fam, tid, cmd)
+		for _, fp := range []struct {
+			fam  Family
+			prog string
+		}{{POSIX, ""}, {POSIX, "bash"}, {Fish, ""}} {
+			fam := fp.fam
+			script, typed, err := ScriptFor(fam, fp.prog, tid, cmd, "/tmp/tm1/script")
+			line, ierr := InlineFor(fam, fp.prog, tid, cmd)
 			if (err == nil) != (ierr == nil) {
 				t.Fatalf("Script err %v, Inline err %v", err, ierr)
 			}

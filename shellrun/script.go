@@ -37,7 +37,20 @@ var (
 // scriptPath must be absolute (a relative name would make "." search PATH),
 // must not contain control characters, and must not contain the run id: the
 // typed line echoes it.
+//
+// Script frames for a POSIX shell whose program is not known, with the nested
+// (two-subshell) frame; ScriptFor picks the cheaper one-subshell frame when
+// the program allows it.
 func Script(f Family, id, command, scriptPath string) (script, typed string, err error) {
+	return ScriptFor(f, "", id, command, scriptPath)
+}
+
+// ScriptFor is Script for a pane whose foreground program (tmux's
+// #{pane_current_command}, as FamilyOf takes it) is program. For the POSIX
+// shells that allow it (ash, dash, bash, mksh, zsh), the wrapper forks once
+// instead of twice, unless the command might defeat the one-subshell frame
+// (see doc.go); "" or any other program gets the nested frame.
+func ScriptFor(f Family, program, id, command, scriptPath string) (script, typed string, err error) {
 	cmd, err := prepare(f, id, command)
 	if err != nil {
 		return "", "", err
@@ -47,7 +60,7 @@ func Script(f Family, id, command, scriptPath string) (script, typed string, err
 	}
 	switch f {
 	case POSIX:
-		return posixScript(id, cmd, scriptPath), " . " + posixQuote(scriptPath), nil
+		return posixScript(id, cmd, scriptPath, nested(program, cmd)), " . " + posixQuote(scriptPath), nil
 	default:
 		return fishScript(id, cmd, scriptPath), " source " + fishQuote(scriptPath), nil
 	}
@@ -66,12 +79,18 @@ func Script(f Family, id, command, scriptPath string) (script, typed string, err
 // which holds at most 4095 bytes, so keep inline commands well below ~3 KiB
 // for those shells.
 func Inline(f Family, id, command string) (string, error) {
+	return InlineFor(f, "", id, command)
+}
+
+// InlineFor is Inline for a pane whose foreground program is program; the
+// frame is chosen as in ScriptFor.
+func InlineFor(f Family, program, id, command string) (string, error) {
 	cmd, err := prepare(f, id, command)
 	if err != nil {
 		return "", err
 	}
 	if f == POSIX {
-		return posixInline(id, cmd), nil
+		return posixInline(id, cmd, nested(program, cmd)), nil
 	}
 	return fishInline(id, cmd), nil
 }

@@ -119,7 +119,7 @@ func frame(t *testing.T, sh shell, mode runMode, prelude, command string, intera
 	switch mode {
 	case viaScript:
 		r.path = filepath.Join(sdir, randomName())
-		script, ty, err := Script(sh.fam, r.id, command, r.path)
+		script, ty, err := ScriptFor(sh.fam, sh.argv[0], r.id, command, r.path)
 		if err != nil {
 			t.Fatalf("Script: %v", err)
 		}
@@ -129,7 +129,7 @@ func frame(t *testing.T, sh shell, mode runMode, prelude, command string, intera
 		}
 		typed = ty
 	case viaInline:
-		line, err := Inline(sh.fam, r.id, command)
+		line, err := InlineFor(sh.fam, sh.argv[0], r.id, command)
 		if err != nil {
 			t.Fatalf("Inline: %v", err)
 		}

@@ -296,3 +296,18 @@ func (snap *Snapshot) Pane(id string) (Pane, bool) {
 	}
 	return Pane{}, false
 }
+
+// PaneSnapshot is Snapshot(WithPanes|WithClients) narrowed to one pane: the panes part holds
+// only paneID (none when it does not exist), so tmux formats one pane instead of all. Watched
+// and Pane answer for paneID as they would on the full snapshot. paneID must be a pane id
+// ("%N"). It needs list-panes -f (tmux 3.2).
+func (s *Server) PaneSnapshot(ctx context.Context, paneID string) (*Snapshot, error) {
+	what := WithPanes | WithClients
+	out, err := s.Query(ctx,
+		[]string{"list-panes", "-a", "-f", "#{==:#{pane_id}," + paneID + "}", "-F", paneFormat},
+		[]string{"list-clients", "-F", clientFormat})
+	if err != nil {
+		return nil, err
+	}
+	return parseSnapshot(what, out)
+}

@@ -195,10 +195,29 @@ func TestWatchedPanes(t *testing.T) {
 	if !w[p1] || !w[p2] || w[other] {
 		t.Fatalf("watched = %v; want %s and %s, not %s", w, p1, p2, other)
 	}
+	samePaneSnapshot(t, ts, snap, p1, p2, other)
 	tmx.Tmux("resize-pane", "-Z", "-t", p1)
 	snap, _ = ts.Snapshot(ctx, tmux.WithAll)
 	if w := snap.Watched(); !w[p1] || w[p2] {
 		t.Fatalf("zoomed: watched = %v; want only %s", w, p1)
+	}
+	samePaneSnapshot(t, ts, snap, p1, p2, other, "%999")
+}
+
+// samePaneSnapshot checks that PaneSnapshot answers Pane and Watched for each pane as the full
+// snapshot does.
+func samePaneSnapshot(t *testing.T, ts *tmux.Server, full *tmux.Snapshot, panes ...string) {
+	t.Helper()
+	for _, id := range panes {
+		one, err := ts.PaneSnapshot(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p1, ok1 := full.Pane(id)
+		p2, ok2 := one.Pane(id)
+		if ok1 != ok2 || p1 != p2 || full.Watched()[id] != one.Watched()[id] || len(one.Panes) > 1 {
+			t.Errorf("%s: PaneSnapshot %+v %v watched=%v; full %+v %v watched=%v", id, p2, ok2, one.Watched()[id], p1, ok1, full.Watched()[id])
+		}
 	}
 }
 

@@ -192,11 +192,11 @@ func (t *benchTmux) timeEcho(ctx context.Context, n int) (samples, error) {
 	var s samples
 	for i := 0; i < n; i++ {
 		tok := fmt.Sprintf("e%dx", i)
-		// The output line follows a line end, or the CR bash prints after bracketed paste ends;
-		// the echo of the typed line has a space before the token.
-		seen := c.expect("\r" + tok + "\r\n")
+		// The typed line quotes the last letter, so its echo never matches the output: a line
+		// editor may put escapes (bracketed paste off) between the echo and the output.
+		seen := c.expect(tok + "\r\n")
 		start := time.Now()
-		if _, err := c.conn.Do(ctx, []string{"send-keys", "-t", t.pane, "-l", "echo " + tok}, []string{"send-keys", "-t", t.pane, "Enter"}); err != nil {
+		if _, err := c.conn.Do(ctx, []string{"send-keys", "-t", t.pane, "-l", "echo " + tok[:len(tok)-1] + `"x"`}, []string{"send-keys", "-t", t.pane, "Enter"}); err != nil {
 			return nil, err
 		}
 		select {
