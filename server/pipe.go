@@ -19,13 +19,17 @@ func pipeTools() []*Tool {
 	}
 }
 
+// pipeDescription is seed 000's description, verbatim as its document renders it (the seed wins
+// over accuracy: its warning predates LIBTMUX_MCP_PIPE_ROOT, which this server also honours).
 const pipeDescription = "Log a pane's live output to a file (or stop an active log).\n\n" +
 	"Streams everything written to the pane (stdout plus terminal control sequences) into a file on disk — the common use is " +
-	"output_path=\"/tmp/pane.log\" to capture scrollback continuously while the agent watches for errors. When output_path is given, " +
-	"starts logging; when output_path is None, stops any active pipe for the pane.\n\n" +
+	"`output_path=\"/tmp/pane.log\"` to capture scrollback continuously while the agent watches for errors. When `output_path` is given, " +
+	"starts logging; when `output_path` is None, stops any active pipe for the pane.\n\n" +
 	"Warning\n\n" +
-	"This tool writes to filesystem paths chosen by the MCP client: the server creates files anywhere its process has write access, " +
-	"unless the operator set LIBTMUX_MCP_PIPE_ROOT, which confines it to that directory. Treat this as elevated-risk."
+	"This tool writes to arbitrary filesystem paths chosen by the MCP client. There is no allow-list; the server will create files " +
+	"anywhere the server process has write access. Treat this as elevated-risk: it is the broadest-reach tool in `execute`. " +
+	"If you run libtmux-mcp on untrusted input, consider `LIBTMUX_TOOLSETS=inspect` or run the server under a user with a scoped " +
+	"home directory. See [topics/trust](https://libtmux-mcp.git-pull.com/topics/trust/) for the full footgun list."
 
 // pipeInputSchema is seed 000's input schema, verbatim.
 const pipeInputSchema = `{
