@@ -115,7 +115,9 @@ func (c *collector) scanEnd() {
 		return
 	}
 	p := shellrun.Parse(c.body[c.scan:], c.id)
-	if p.Done {
+	// A marker that ends the data so far may still be followed by something that makes it
+	// no marker ("..._D0"): the wrapper always prints a line end after it, so wait for that.
+	if p.Done && c.scan+p.End < len(c.body) {
 		c.done, c.status = true, p.Status
 		c.body = c.body[:c.scan+len(p.Body)]
 		return

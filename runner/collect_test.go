@@ -224,6 +224,11 @@ func FuzzCollector(f *testing.F) {
 			i += n
 		}
 		whole := shellrun.Parse(out, testID)
+		// A marker at the very end of the input is not final yet for the collector, which
+		// waits for the line end the wrapper always prints after it.
+		if whole.Done && whole.End == len(out) && !c.done {
+			return
+		}
 		if c.done != whole.Done || (c.done && c.status != whole.Status) {
 			t.Fatalf("chunks: done %v status %d; whole: done %v status %d", c.done, c.status, whole.Done, whole.Status)
 		}
