@@ -82,7 +82,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	// One read for the whole preflight: panes and clients (for "watched"); sessions and windows
 	// only when the pane is found through them.
 	var snap *tmux.Snapshot
-	if a.target.PaneID != nil && validPaneID(*a.target.PaneID) {
+	if a.target.PaneID != nil && tmux.ValidPaneID(*a.target.PaneID) {
 		// Only the target pane is formatted: the preflight is on the critical path of a run.
 		snap, err = ts.PaneSnapshot(ctx, *a.target.PaneID)
 	} else {
@@ -118,19 +118,6 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		Release: func() { c.srv.state.release(k) },
 	})
 	return p, res, err
-}
-
-// validPaneID reports whether id is "%" and digits, the only shape PaneSnapshot takes.
-func validPaneID(id string) bool {
-	if len(id) < 2 || id[0] != '%' {
-		return false
-	}
-	for i := 1; i < len(id); i++ {
-		if id[i] < '0' || id[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // refusal turns a preflight refusal into a tool error with what to do instead.
