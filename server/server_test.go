@@ -74,3 +74,12 @@ func TestDecodeErrors(t *testing.T) {
 		t.Errorf("decode(nil) = %v", err)
 	}
 }
+
+// Every input schema resolves (they are resolved lazily, on a tool's first call).
+func TestInputSchemasResolve(t *testing.T) {
+	for _, tool := range catalog() {
+		if _, err := tool.validator(); err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+		}
+	}
+}

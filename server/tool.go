@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,7 +52,9 @@ type Tool struct {
 
 	inputSchema  any // advertised
 	outputSchema any // advertised; nil when none
-	validator    *jsonschema.Resolved
+	// validator is resolved from the strict input schema on first use: resolving every tool's
+	// schema at start-up was half of the server's start time.
+	validator func() (*jsonschema.Resolved, error)
 	args         []string // argument names, sorted
 	call         func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
 	// variant, when set, builds the tool a server offers from its options (a default that
@@ -113,9 +116,9 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (
 		t.args = append(t.args, name)
 	}
 	sort.Strings(t.args)
-	if t.validator, err = in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		panic(fmt.Sprintf("tool %s: resolving input schema: %v", sp.Name, err))
-	}
+	t.validator = sync.OnceValues(func() (*jsonschema.Resolved, error) {
+		return in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	})
 	switch {
 	case sp.OutputJSON != "":
 		t.outputSchema = json.RawMessage(sp.OutputJSON)
@@ -169,10 +172,14 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 			hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
 		}
 	}
-	if err := t.validator.ApplyDefaults(&m); err != nil {
+	v, err := t.validator()
+	if err != nil {
+		return fmt.Errorf("%s: resolving its input schema: %w", t.Name, err)
+	}
+	if err := v.ApplyDefaults(&m); err != nil {
 		return &toolError{msg: fmt.Sprintf("%s: %v", t.Name, err), hint: "Check the arguments against the tool's input schema."}
 	}
-	if err := t.validator.Validate(m); err != nil {
+	if err := v.Validate(m); err != nil {
 		return &toolError{
 			msg:  fmt.Sprintf("invalid arguments for %s: %s", t.Name, cleanSchemaError(err)),
 			hint: fmt.Sprintf("Check each argument's type and form in the input schema of %s (tools/list); it takes: %s.", t.Name, t.argList()),
