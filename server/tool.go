@@ -55,8 +55,8 @@ type Tool struct {
 	// validator is resolved from the strict input schema on first use: resolving every tool's
 	// schema at start-up was half of the server's start time.
 	validator func() (*jsonschema.Resolved, error)
-	args         []string // argument names, sorted
-	call         func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+	args      []string // argument names, sorted
+	call      func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
 	// variant, when set, builds the tool a server offers from its options (a default that
 	// depends on the configuration, e.g. run_command's suppress_history); nil keeps this one.
 	variant func(o *Options) *Tool
