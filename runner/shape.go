@@ -2,7 +2,6 @@ package runner
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -56,25 +55,13 @@ func shape(body []byte, id string, cutLines, maxLines, maxBytes int) shaped {
 		}
 		lines = lines[k:]
 		if keepTail {
-			tail := tailBytes(lines[0], maxBytes)
+			tail := stream.TailBytes(lines[0], maxBytes)
 			s.omitted += int64(len(lines[0]) - len(tail))
 			lines[0] = tail
 		}
 	}
 	s.lines = lines
 	return s
-}
-
-// tailBytes returns the last at most n bytes of s, starting at a character boundary.
-func tailBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return s[i:]
 }
 
 func join(lines []string) string { return strings.Join(lines, "\n") }

@@ -235,16 +235,10 @@ func checkName(what string, p *string) error {
 	if p == nil {
 		return nil
 	}
-	v := *p
-	switch {
-	case v == "":
+	if *p == "" {
 		return fail("Give a non-empty name, or omit it to let tmux choose.", "%s is empty", what)
-	case strings.ContainsAny(v, "\x00\n\r"):
-		return fail("Use a single-line name without control characters.", "%s contains a NUL byte or a line break", what)
-	case len(v) > 256:
-		return fail("Use a name of at most 256 bytes.", "%s is %d bytes long", what, len(v))
 	}
-	return nil
+	return checkLine(what, *p, 256)
 }
 
 func checkSessionName(p *string) error {
@@ -271,10 +265,8 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if err := errors.Join(checkSessionName(in.SessionName), checkName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
 		return tmux.Session{}, err
 	}
-	for _, v := range []*int{in.X, in.Y} {
-		if v != nil && (*v < 1 || *v > 10000) {
-			return tmux.Session{}, fail("Give a size from 1 to 10000 cells.", "x and y must be between 1 and 10000")
-		}
+	if err := errors.Join(checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
+		return tmux.Session{}, err
 	}
 	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"regexp/syntax"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -482,24 +481,12 @@ func boundLines(lines []string) []string {
 		total += len(lines[i])
 		if total > waitTailBytes {
 			if i == len(lines)-1 {
-				return []string{tailBytes(lines[i], waitTailBytes)}
+				return []string{stream.TailBytes(lines[i], waitTailBytes)}
 			}
 			return append([]string{}, lines[i+1:]...)
 		}
 	}
 	return append([]string{}, lines...)
-}
-
-// tailBytes keeps the last n bytes of s, cut at a character boundary.
-func tailBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && !utf8.RuneStart(s[0]) {
-		s = s[1:]
-	}
-	return s
 }
 
 // altScreen notices a switch to the alternate screen (ESC [ ? 1049 h, 1047 h or 47 h) in raw

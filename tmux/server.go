@@ -151,9 +151,6 @@ func (s *Server) run(ctx context.Context, cmds [][]string, retry bool) ([][]stri
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	if !sendable(cmds) {
-		return s.spawnList(ctx, cmds)
-	}
 	for attempt := 0; ; attempt++ {
 		cc := s.commandClient(ctx)
 		if cc == nil {
@@ -189,19 +186,6 @@ func (s *Server) timeoutError(ctx context.Context, cmds [][]string) error {
 		return fmt.Errorf("%s: %w", cmds[0][0], ErrTimeout)
 	}
 	return ctx.Err()
-}
-
-// sendable reports whether cmds can travel as one control-mode line (a cheap pre-check; the
-// connection refuses anything else it cannot carry with ErrUnsendable).
-func sendable(cmds [][]string) bool {
-	for _, c := range cmds {
-		for _, w := range c {
-			if strings.ContainsAny(w, "\n\x00") || strings.IndexByte(w, 0xff) >= 0 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // Identity returns the daemon's identity, asking tmux when no connection knows it.

@@ -335,3 +335,15 @@ func Clean(b []byte) []string {
 	}
 	return lines
 }
+
+// TailBytes returns the last at most n bytes of s, starting at a character boundary.
+func TailBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}

@@ -222,3 +222,21 @@ func BenchmarkFilterPlain(b *testing.B) {
 		}
 	}
 }
+
+func TestTailBytes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abcdef", 3, "def"},
+		{"aé", 1, ""},    // the last byte alone is half a character
+		{"xéy", 3, "éy"}, // cut on a character boundary
+		{"", 0, ""},
+	} {
+		if got := TailBytes(tt.in, tt.n); got != tt.want {
+			t.Errorf("TailBytes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
