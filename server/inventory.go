@@ -352,12 +352,7 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 		if err != nil {
 			return listWindowsOut{}, err
 		}
-		windows = nil
-		for _, w := range snap.Windows {
-			if w.SessionID == sess.SessionID {
-				windows = append(windows, w)
-			}
-		}
+		windows = snap.SessionWindows(sess.SessionID)
 	}
 	if windows == nil {
 		windows = []tmux.Window{}
@@ -383,13 +378,7 @@ func getSessionInfo(ctx context.Context, c *Call, in *sessionIn) (sessionInfoOut
 	if err != nil {
 		return sessionInfoOut{}, err
 	}
-	out := sessionInfoOut{Session: t.session, Windows: []tmux.Window{}}
-	for _, w := range t.snap.Windows {
-		if w.SessionID == t.session.SessionID {
-			out.Windows = append(out.Windows, w)
-		}
-	}
-	return out, nil
+	return sessionInfoOut{Session: t.session, Windows: t.snap.SessionWindows(t.session.SessionID)}, nil
 }
 
 // ---- create_window
@@ -491,11 +480,7 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 		if err != nil {
 			return listPanesOut{}, err
 		}
-		for _, p := range snap.Panes {
-			if p.WindowID == w.WindowID && p.SessionID == w.SessionID {
-				panes = append(panes, p)
-			}
-		}
+		panes = snap.WindowPanes(w)
 	case in.SessionID != nil || in.SessionName != nil:
 		sess, err := resolveSession(snap, in.SessionID, in.SessionName)
 		if err != nil {
@@ -529,13 +514,7 @@ func getWindowInfo(ctx context.Context, c *Call, in *windowIn) (windowInfoOut, e
 	if err != nil {
 		return windowInfoOut{}, err
 	}
-	var panes []tmux.Pane
-	for _, p := range t.snap.Panes {
-		if p.WindowID == t.window.WindowID && p.SessionID == t.window.SessionID {
-			panes = append(panes, p)
-		}
-	}
-	return windowInfoOut{Window: t.window, Panes: c.paneInfos(ctx, t.ts, t.snap, panes)}, nil
+	return windowInfoOut{Window: t.window, Panes: c.paneInfos(ctx, t.ts, t.snap, t.snap.WindowPanes(t.window))}, nil
 }
 
 // ---- get_pane_info

@@ -284,15 +284,6 @@ func (c *Call) resourceValue(ctx context.Context, u resURI) (any, error) {
 		}
 		return nil, err
 	}
-	sessionWindows := func(id string) []tmux.Window {
-		ws := []tmux.Window{}
-		for _, w := range snap.Windows {
-			if w.SessionID == id {
-				ws = append(ws, w)
-			}
-		}
-		return ws
-	}
 	var sess tmux.Session
 	if u.session != "" {
 		if sess, err = resolveSession(snap, nil, &u.session); err != nil {
@@ -306,19 +297,13 @@ func (c *Call) resourceValue(ctx context.Context, u resURI) (any, error) {
 		}
 		return snap.Sessions, nil
 	case "session":
-		return sessionInfoOut{Session: sess, Windows: sessionWindows(sess.SessionID)}, nil
+		return sessionInfoOut{Session: sess, Windows: snap.SessionWindows(sess.SessionID)}, nil
 	case "windows":
-		return sessionWindows(sess.SessionID), nil
+		return snap.SessionWindows(sess.SessionID), nil
 	case "window":
-		for _, w := range sessionWindows(sess.SessionID) {
+		for _, w := range snap.SessionWindows(sess.SessionID) {
 			if w.WindowIndex == u.window {
-				var panes []tmux.Pane
-				for _, p := range snap.Panes {
-					if p.WindowID == w.WindowID && p.SessionID == w.SessionID {
-						panes = append(panes, p)
-					}
-				}
-				return windowInfoOut{Window: w, Panes: c.paneInfos(ctx, ts, snap, panes)}, nil
+				return windowInfoOut{Window: w, Panes: c.paneInfos(ctx, ts, snap, snap.WindowPanes(w))}, nil
 			}
 		}
 		return nil, fail("", "session %s has no window at index %d", sess.SessionName, u.window)

@@ -311,3 +311,26 @@ func (s *Server) PaneSnapshot(ctx context.Context, paneID string) (*Snapshot, er
 	}
 	return parseSnapshot(what, out)
 }
+
+// SessionWindows returns the windows of a session, in tmux's order (never nil).
+func (snap *Snapshot) SessionWindows(sessionID string) []Window {
+	out := []Window{}
+	for _, w := range snap.Windows {
+		if w.SessionID == sessionID {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// WindowPanes returns the panes of w as seen through w's session (a window linked into several
+// sessions lists its panes once per session).
+func (snap *Snapshot) WindowPanes(w Window) []Pane {
+	var out []Pane
+	for _, p := range snap.Panes {
+		if p.WindowID == w.WindowID && p.SessionID == w.SessionID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
