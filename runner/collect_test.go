@@ -193,22 +193,6 @@ func TestValidateCommand(t *testing.T) {
 	}
 }
 
-func TestStripSelfRemoval(t *testing.T) {
-	for _, fam := range []shellrun.Family{shellrun.POSIX, shellrun.Fish} {
-		script, _, err := shellrun.Script(fam, testID, "echo hi", "/tmp/x/r1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := stripSelfRemoval(script)
-		if strings.Contains(got, "rm -f") || !strings.HasSuffix(script, got) || len(got) >= len(script) {
-			t.Errorf("%v: %q -> %q", fam, script, got)
-		}
-	}
-	if got := stripSelfRemoval("(\necho\n)\n"); got != "(\necho\n)\n" {
-		t.Errorf("a script without the removal changed: %q", got)
-	}
-}
-
 // FuzzCollector checks that feeding a pane's output in any chunks finds what shellrun.Parse
 // finds in the whole.
 func FuzzCollector(f *testing.F) {

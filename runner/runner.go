@@ -170,7 +170,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	var id, script, typed string
 	for try := 0; ; try++ {
 		id = shellrun.NewID()
-		script, typed, err = shellrun.ScriptFor(req.Family, req.Pane.PaneCurrentCommand, id, req.Command, path)
+		script, typed, err = shellrun.ScriptKeepFile(req.Family, req.Pane.PaneCurrentCommand, id, req.Command, path)
 		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
 			break
 		}
@@ -179,7 +179,6 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		release()
 		return res, err
 	}
-	script = stripSelfRemoval(script)
 	hub, err := ts.Hub()
 	if err != nil {
 		release()
@@ -410,18 +409,4 @@ func onceFunc(f func()) func() {
 		return func() {}
 	}
 	return sync.OnceFunc(f)
-}
-
-// stripSelfRemoval drops the wrapper's first statement when it is the removal of its own file
-// (`\command \rm -f -- <path>`); the runner removes the file itself once the start marker shows
-// that the shell has opened it. Workaround: that rm is a fork and exec in the pane before the
-// frame starts, which costs as much as the rest of the wrapper, and a Ctrl-C that lands on it
-// aborts the sourced script (no end marker ever comes, so the pane would stay reserved).
-func stripSelfRemoval(script string) string {
-	first, rest, ok := strings.Cut(script, "\n")
-	// POSIX writes `\command \rm` (no alias can interfere), fish `command rm`.
-	if !ok || !strings.HasPrefix(strings.ReplaceAll(first, `\`, ""), "command rm -f -- ") {
-		return script
-	}
-	return rest
 }

@@ -166,8 +166,11 @@ func removeSelf(f Family, quotedPath string) string {
 // nested reports whether the command must run in the nested frame in program.
 func nested(program, cmd string) bool { return !singleFrame(program) || needsNested(cmd) }
 
-func posixScript(id, cmd, path string, nested bool) string {
-	stmts := append([]string{removeSelf(POSIX, posixQuote(path))}, posixFrame(id, "eval "+posixQuote(cmd), nested)...)
+func posixScript(id, cmd, path string, nested, selfRemove bool) string {
+	stmts := posixFrame(id, "eval "+posixQuote(cmd), nested)
+	if selfRemove {
+		stmts = append([]string{removeSelf(POSIX, posixQuote(path))}, stmts...)
+	}
 	return render(stmts, false)
 }
 
@@ -176,8 +179,11 @@ func posixInline(id, cmd string, nested bool) string {
 	return " " + render(posixFrame(id, eval, nested), true)
 }
 
-func fishScript(id, cmd, path string) string {
-	stmts := append([]string{removeSelf(Fish, fishQuote(path))}, fishFrame(id, fishQuote(fishChild(cmd)), true)...)
+func fishScript(id, cmd, path string, selfRemove bool) string {
+	stmts := fishFrame(id, fishQuote(fishChild(cmd)), true)
+	if selfRemove {
+		stmts = append([]string{removeSelf(Fish, fishQuote(path))}, stmts...)
+	}
 	return render(stmts, false)
 }
 

@@ -51,6 +51,18 @@ func Script(f Family, id, command, scriptPath string) (script, typed string, err
 // instead of twice, unless the command might defeat the one-subshell frame
 // (see doc.go); "" or any other program gets the nested frame.
 func ScriptFor(f Family, program, id, command, scriptPath string) (script, typed string, err error) {
+	return scriptFor(f, program, id, command, scriptPath, true)
+}
+
+// ScriptKeepFile is ScriptFor for a caller that removes the script file itself once the start
+// marker shows the shell has opened it. The wrapper then runs no rm of its own: that saves a
+// fork and exec in the pane, and leaves no statement outside the frame that a Ctrl-C could
+// abort (which would lose the end marker).
+func ScriptKeepFile(f Family, program, id, command, scriptPath string) (script, typed string, err error) {
+	return scriptFor(f, program, id, command, scriptPath, false)
+}
+
+func scriptFor(f Family, program, id, command, scriptPath string, selfRemove bool) (script, typed string, err error) {
 	cmd, err := prepare(f, id, command)
 	if err != nil {
 		return "", "", err
@@ -60,9 +72,9 @@ func ScriptFor(f Family, program, id, command, scriptPath string) (script, typed
 	}
 	switch f {
 	case POSIX:
-		return posixScript(id, cmd, scriptPath, nested(program, cmd)), " . " + posixQuote(scriptPath), nil
+		return posixScript(id, cmd, scriptPath, nested(program, cmd), selfRemove), " . " + posixQuote(scriptPath), nil
 	default:
-		return fishScript(id, cmd, scriptPath), " source " + fishQuote(scriptPath), nil
+		return fishScript(id, cmd, scriptPath, selfRemove), " source " + fishQuote(scriptPath), nil
 	}
 }
 
