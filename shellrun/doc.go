@@ -54,7 +54,8 @@
 //     catches SIGINT (trap : INT; the command gets the default disposition
 //     back), so a Ctrl-C that kills the command still lets the wrapper print
 //     the end marker, with status 130 (ksh93 reports 2: it cuts the
-//     256+SIGINT status of an interrupted subshell to 8 bits). ksh93 keeps
+//     256+SIGINT status of an interrupted subshell to 8 bits; for a builtin
+//     loop interrupted between two builtins it reports 0). ksh93 keeps
 //     this frame because it runs "( )" as a virtual subshell without a fork,
 //     where an exit with a signal status from an EXIT trap ends the
 //     interactive shell itself; the nested frame costs it no fork either.

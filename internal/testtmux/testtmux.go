@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -183,9 +185,50 @@ func (s *Server) WaitFor(paneID string, cond func(screen string) bool) string {
 	}
 }
 
-// Kill kills this test's tmux server (only it, by its own socket).
+// Kill kills this test's tmux server (only it, by its own socket), then every process left in
+// its panes' terminal sessions: a shell busy in a builtin loop that traps signals can outlive
+// the SIGHUP of kill-server and would burn a CPU for the rest of the run.
 func (s *Server) Kill() {
+	list := exec.Command("tmux", "-S", s.Socket, "list-panes", "-a", "-F", "#{pane_pid}")
+	list.Env = s.Env
+	out, _ := list.Output()
 	cmd := exec.Command("tmux", "-S", s.Socket, "kill-server")
 	cmd.Env = s.Env
 	cmd.Run()
+	sids := map[int]bool{}
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+			sids[pid] = true
+		}
+	}
+	killSessions(sids)
+}
+
+// killSessions SIGKILLs every process whose session id is in sids: a pane's shell leads its
+// own session, so this reaches everything started in the pane and nothing else.
+func killSessions(sids map[int]bool) {
+	if len(sids) == 0 {
+		return
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command name: state ppid pgrp session ...
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 4 {
+			continue
+		}
+		sid, err1 := strconv.Atoi(f[3])
+		pid, err2 := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err1 == nil && err2 == nil && sids[sid] {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
