@@ -298,7 +298,11 @@ type runCommandOut struct {
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
 func runCommandTool(suppress bool) *Tool {
-	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true,
+	variant := ""
+	if !suppress {
+		variant = "keep_history"
+	}
+	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true, Variant: variant,
 		Description: "Run a shell command in a tmux pane's shell, wait for it to finish, and return its exit status and only its own output lines (never the prompt or the echo of what was typed). " +
 			"The pane is resolved from pane_id, else the window's or session's active pane. The command runs in a subshell, so cd and export do not persist. " +
 			"On timeout the command keeps running (timed_out true) and the pane stays reserved until it ends: wait with wait_for_text or stop it with send_keys C-c; do not run it again.",

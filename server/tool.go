@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -56,7 +58,16 @@ type Tool struct {
 	// schema at start-up was half of the server's start time.
 	validator func() (*jsonschema.Resolved, error)
 	args      []string // argument names, sorted
-	call      func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+	// key names the tool's entry in generatedSchemas: its name, plus the variant when the
+	// options change its schema.
+	key string
+	// infer builds the schemas by reflection, for the drift test and for a tool added since
+	// schemas_gen.go was last generated.
+	infer func() (in, strict, out *jsonschema.Schema)
+	// seedIn and seedOut say the input or output schema is a seed's exact text, which is
+	// advertised as is rather than generated.
+	seedIn, seedOut bool
+	call            func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
 	// variant, when set, builds the tool a server offers from its options (a default that
 	// depends on the configuration, e.g. run_command's suppress_history); nil keeps this one.
 	variant func(o *Options) *Tool
@@ -77,6 +88,9 @@ type spec struct {
 	OutputJSON string
 	// NoOutputSchema advertises no output schema (a seed says so).
 	NoOutputSchema bool
+	// Variant names a schema that differs from the tool's usual one because of the server's
+	// options (a different default); "" for the usual one.
+	Variant string
 }
 
 // Call is what a handler knows of the call in progress.
@@ -92,42 +106,37 @@ type texter interface{ Text() string }
 
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
 	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking}
-	var in *jsonschema.Schema
-	var err error
-	if sp.InputJSON != "" {
-		t.inputSchema = json.RawMessage(sp.InputJSON)
-		strict := sp.StrictInputJSON
-		if strict == "" {
-			strict = sp.InputJSON
+	t.key = sp.Name
+	if sp.Variant != "" {
+		t.key += "/" + sp.Variant
+	}
+	t.infer = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp) }
+	t.seedIn, t.seedOut = sp.InputJSON != "", sp.OutputJSON != ""
+	g, ok := generatedSchemas[t.key]
+	if !ok {
+		// A tool added since schemas_gen.go was generated (TestSchemasGenerated says so).
+		in, strict, out := t.infer()
+		t.inputSchema, t.args = advertised(in, sp.InputJSON), argNames(strict)
+		if out != nil {
+			t.outputSchema = advertised(out, sp.OutputJSON)
 		}
-		in = mustSchema(sp.Name, strict)
+		t.validator = sync.OnceValues(func() (*jsonschema.Resolved, error) { return resolve(strict) })
 	} else {
-		in, err = jsonschema.For[In](&jsonschema.ForOptions{})
-		if err != nil {
-			panic(fmt.Sprintf("tool %s: input schema: %v", sp.Name, err))
+		// Schemas inferred at build time, so start-up does no reflection and parses no schema;
+		// the validator parses the strict schema on the tool's first call.
+		strict := g.in
+		t.inputSchema = json.RawMessage(g.in)
+		if sp.InputJSON != "" {
+			t.inputSchema, strict = json.RawMessage(sp.InputJSON), cmp.Or(sp.StrictInputJSON, sp.InputJSON)
 		}
-		if sp.Input != nil {
-			sp.Input(in)
+		switch {
+		case sp.OutputJSON != "":
+			t.outputSchema = json.RawMessage(sp.OutputJSON)
+		case g.out != "":
+			t.outputSchema = json.RawMessage(g.out)
 		}
-		nullDefaults(in)
-		t.inputSchema = in
-	}
-	for name := range in.Properties {
-		t.args = append(t.args, name)
-	}
-	sort.Strings(t.args)
-	t.validator = sync.OnceValues(func() (*jsonschema.Resolved, error) {
-		return in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	})
-	switch {
-	case sp.OutputJSON != "":
-		t.outputSchema = json.RawMessage(sp.OutputJSON)
-	case !sp.NoOutputSchema:
-		out, err := jsonschema.For[Out](&jsonschema.ForOptions{})
-		if err != nil {
-			panic(fmt.Sprintf("tool %s: output schema: %v", sp.Name, err))
-		}
-		t.outputSchema = out
+		t.args = g.args
+		t.validator = sync.OnceValues(func() (*jsonschema.Resolved, error) { return resolve(mustSchema(sp.Name, strict)) })
 	}
 	t.call = func(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
 		var args In
@@ -137,6 +146,66 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (
 		return h(ctx, c, &args)
 	}
 	return t
+}
+
+// toolSchemas is a tool's schemas as JSON, inferred at build time (schemas_gen.go).
+type toolSchemas struct {
+	in, out string   // "" for a seed's schema, and for out when the tool advertises none
+	args    []string // the (strict) input's property names, sorted
+}
+
+// inferSchemas builds a tool's schemas from its types and spec: the input schema clients see,
+// the strict one arguments are validated with (they differ only for a seed that asks for it),
+// and the output schema (nil when the tool advertises none).
+func inferSchemas[In, Out any](sp spec) (in, strict, out *jsonschema.Schema) {
+	if sp.InputJSON != "" {
+		in = mustSchema(sp.Name, sp.InputJSON)
+		strict = in
+		if sp.StrictInputJSON != "" {
+			strict = mustSchema(sp.Name, sp.StrictInputJSON)
+		}
+	} else {
+		var err error
+		in, err = jsonschema.For[In](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: input schema: %v", sp.Name, err))
+		}
+		if sp.Input != nil {
+			sp.Input(in)
+		}
+		nullDefaults(in)
+		strict = in
+	}
+	switch {
+	case sp.OutputJSON != "":
+		out = mustSchema(sp.Name, sp.OutputJSON)
+	case !sp.NoOutputSchema:
+		var err error
+		out, err = jsonschema.For[Out](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", sp.Name, err))
+		}
+	}
+	return in, strict, out
+}
+
+// advertised is what tools/list shows for a schema: a seed's exact text when there is one.
+func advertised(s *jsonschema.Schema, seed string) any {
+	if seed != "" {
+		return json.RawMessage(seed)
+	}
+	return s
+}
+
+// argNames lists a schema's property names, sorted.
+func argNames(s *jsonschema.Schema) []string {
+	names := slices.Collect(maps.Keys(s.Properties))
+	sort.Strings(names)
+	return names
+}
+
+func resolve(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
+	return s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 }
 
 func mustSchema(name, js string) *jsonschema.Schema {
