@@ -42,7 +42,9 @@ func run(bin string, n, runs int, idle time.Duration) error {
 	defer os.RemoveAll(dir)
 	if bin == "" {
 		bin = filepath.Join(dir, "tmux-mcp")
+		// Static, as the README's install command builds it.
 		build := exec.Command("go", "build", "-o", bin, "./cmd/tmux-mcp")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("building tmux-mcp (run from the repository root, or pass -bin): %w", err)

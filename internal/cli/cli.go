@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -107,12 +108,19 @@ func Run(ctx context.Context, args []string, sio IO) int {
 			return 1
 		}
 	}
+	// Start-up is mostly garbage (see pauseGC): over stdio the collector resumes once the first
+	// request is answered, anywhere else once the server is built.
+	resumeGC := sync.OnceFunc(pauseGC())
+	defer resumeGC()
 	srv, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
 	}
 	defer srv.Close()
+	if cmd != "serve" || st.http != "" {
+		resumeGC()
+	}
 	switch cmd {
 	case "tools":
 		return listTools(srv, sio.Stdout)
@@ -128,6 +136,12 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp speaks MCP (JSON-RPC) on stdin: add it to an MCP client rather than typing here; `tmux-mcp --help` shows the subcommands (Ctrl-D quits).")
 	}
 	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP on stdio; socket: %s; safety tier: %s\n", version(), st.socketLabel(), opts.Safety)
+	srv.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			defer resumeGC()
+			return next(ctx, method, req)
+		}
+	})
 	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(sio.Stdin), Writer: nopWriteCloser{sio.Stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
@@ -173,4 +187,34 @@ func call(ctx context.Context, srv *server.Server, args []string, sio IO) int {
 func IsTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// gcPause counts the callers that have the collector paused, so that concurrent Runs (tests)
+// restore the setting found before the first of them.
+var gcPause struct {
+	sync.Mutex
+	n, prev int
+}
+
+// pauseGC turns the garbage collector off until the returned function is called. Building the
+// server registers 57 tools, and the go-sdk re-encodes and re-decodes each schema, and decodes
+// each message, with a fresh 32 KB decoder buffer: a few MB of short-lived garbage. Collecting
+// it during start-up costs time and memory (collector threads, and recycled buffers that must be
+// zeroed, where fresh ones are touched only as far as they are used): measured over stdio, the
+// initialize reply comes ~15% sooner and peak RSS is ~1.3 MB lower with the pause.
+func pauseGC() (resume func()) {
+	gcPause.Lock()
+	if gcPause.n == 0 {
+		gcPause.prev = debug.SetGCPercent(-1)
+	}
+	gcPause.n++
+	gcPause.Unlock()
+	return func() {
+		gcPause.Lock()
+		gcPause.n--
+		if gcPause.n == 0 {
+			debug.SetGCPercent(gcPause.prev)
+		}
+		gcPause.Unlock()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,30 @@ func TestHTTPNeedsToken(t *testing.T) {
 	}
 	if c := post("s3cret", ""); c != http.StatusOK {
 		t.Errorf("right token: %d, want 200", c)
+	}
+}
+
+// The collector is paused while the server is built and back on afterwards, with the setting
+// found before, however the pauses of concurrent callers interleave.
+func TestPauseGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(137))
+	a := pauseGC()
+	b := pauseGC()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("paused: GC percent %d, want -1", got)
+	}
+	a()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("one pause left: GC percent %d, want -1", got)
+	}
+	b()
+	if got := debug.SetGCPercent(137); got != 137 {
+		t.Errorf("resumed: GC percent %d, want 137", got)
+	}
+	for _, args := range [][]string{{"tools"}, nil} {
+		runCLI(t, []string{"LIBTMUX_SOCKET=tmux-mcp-cli-test-none"}, args...)
+		if got := debug.SetGCPercent(137); got != 137 {
+			t.Errorf("after Run %q: GC percent %d, want 137", args, got)
+		}
 	}
 }
