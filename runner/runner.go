@@ -209,6 +209,9 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	if r.retype != nil {
 		typed = r.retype(typed)
 	}
+	if req.Family == shellrun.POSIX {
+		x.procs = watchShell(req.Pane.PanePID)
+	}
 	if err := x.send(ctx, typed); err != nil {
 		x.finish()
 		return res, err
@@ -260,7 +263,8 @@ func (x *run) background(sent time.Time) {
 			return
 		}
 	}
-	x.wait(context.Background())
+	// A wrapper that lost its end marker ends when its processes do (see procs.go).
+	x.waitFor(context.Background(), func() bool { return x.col.started && x.procs != nil && x.procs.gone() })
 	x.finish()
 }
 
@@ -280,7 +284,8 @@ type run struct {
 	ended     error // the stream's end reason
 	inlined   bool  // the wrapper was typed inline (the shell could not read the file)
 	rewatched bool
-	removed   bool // the script file was removed
+	removed   bool       // the script file was removed
+	procs     *procWatch // the wrapper's processes, when they can be followed
 }
 
 // send types line and Enter in one command list (one round trip). It is not interrupted by

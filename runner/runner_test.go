@@ -160,3 +160,41 @@ func BenchmarkRunTrue(b *testing.B) {
 		}
 	}
 }
+
+// TestRunLostMarker: a command that kills its own wrapper (as one that replaced the wrapper's
+// EXIT trap out of sight would lose it) ends without an end marker; the pane is given back
+// when the wrapper's process ends, not held until the pane or server goes.
+func TestRunLostMarker(t *testing.T) {
+	for _, sh := range [][]string{testtmux.Bash, testtmux.Dash, testtmux.Mksh, testtmux.Zsh} {
+		t.Run(sh[0], func(t *testing.T) {
+			t.Parallel()
+			ts, _, req := pane(t, sh)
+			r := New()
+			defer r.Close()
+			released := make(chan time.Time, 1)
+			// "; :" keeps sh from being the subshell's last command, which a shell may exec in
+			// place of the subshell: $PPID must be the wrapper's subshell.
+			req.Command, req.Timeout = "sleep 1; sh -c 'kill -9 $PPID'; :", 300*time.Millisecond
+			req.Release = func() { released <- time.Now() }
+			start := time.Now()
+			res, err := r.Run(context.Background(), ts, req)
+			if err != nil || res.Outcome != TimedOut || !res.StillRunning {
+				t.Fatalf("%+v %v", res, err)
+			}
+			select {
+			case at := <-released:
+				if at.Sub(start) < 900*time.Millisecond {
+					t.Errorf("the pane was given back after %v, while the command still ran", at.Sub(start))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the pane was never given back")
+			}
+			q := req
+			q.Command, q.Release = "echo next", nil
+			res, err = r.Run(context.Background(), ts, q)
+			if err != nil || res.Outcome != Completed || res.Output != "next" {
+				t.Fatalf("next run: %+v %v", res, err)
+			}
+		})
+	}
+}

@@ -44,9 +44,9 @@
 //     Trade-off: a command that replaces the traps out of sight (a function
 //     of the user's shell that calls trap, a sourced file, eval of built-up
 //     text) or kills its own subshell ends without an end marker: the run
-//     times out (still running, as far as the engine knows), and the pane
-//     stays reserved by the engine until the pane or its tmux server goes
-//     away; the shell's next prompt does not end the run. A program the command
+//     times out without an exit status (the engine, package runner, then
+//     gives the pane back once the wrapper's subshell has ended, which it
+//     sees in /proc on Linux). A program the command
 //     started that catches Ctrl-C and carries on no longer lets the rest of
 //     the command run after it: the subshell exits 130.
 //   - Nested (ksh, ksh93, sh, an unknown program, or a command holding "trap"

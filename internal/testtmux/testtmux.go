@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
 )
 
 // Clean shells: no rc files, so a pane reaches its prompt at once.
@@ -210,24 +212,8 @@ func killSessions(sids map[int]bool) {
 	if len(sids) == 0 {
 		return
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command name: state ppid pgrp session ...
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 4 {
-			continue
-		}
-		sid, err1 := strconv.Atoi(f[3])
-		pid, err2 := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if err1 == nil && err2 == nil && sids[sid] {
+	for _, pid := range procfs.PIDs() {
+		if st, ok := procfs.ReadStat(pid); ok && sids[st.Session] {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}

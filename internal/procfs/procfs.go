@@ -1,0 +1,89 @@
+// Package procfs reads the little of Linux's /proc that tmux-mcp needs: a process's session
+// and terminal foreground group, and its children. Elsewhere every read fails, and callers
+// treat that as "unknown".
+package procfs
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Stat is what tmux-mcp uses of /proc/<pid>/stat.
+type Stat struct {
+	Session int // the session id
+	TPGID   int // the foreground process group of the process's controlling terminal
+}
+
+// ReadStat reads /proc/<pid>/stat.
+func ReadStat(pid int) (Stat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Stat{}, false
+	}
+	return ParseStat(string(b))
+}
+
+// ParseStat reads the fields after the parenthesised command name, which may itself hold
+// spaces and parentheses: state ppid pgrp session tty_nr tpgid ...
+func ParseStat(s string) (Stat, bool) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return Stat{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 6 {
+		return Stat{}, false
+	}
+	session, err1 := strconv.Atoi(f[3])
+	tpgid, err2 := strconv.Atoi(f[5])
+	if err1 != nil || err2 != nil {
+		return Stat{}, false
+	}
+	return Stat{Session: session, TPGID: tpgid}, true
+}
+
+// Children lists pid's child processes (the children of all its threads). It fails when pid
+// is gone or the kernel does not list children (CONFIG_PROC_CHILDREN).
+func Children(pid int) (map[int]bool, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	kids := map[int]bool{}
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + t.Name() + "/children")
+		if err != nil {
+			return nil, false
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids[k] = true
+			}
+		}
+	}
+	return kids, true
+}
+
+// Exe is the base name of pid's executable ("" when unreadable).
+func Exe(pid int) string {
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return ""
+	}
+	exe = strings.TrimSuffix(exe, " (deleted)")
+	return exe[strings.LastIndexByte(exe, '/')+1:]
+}
+
+// PIDs lists the running processes.
+func PIDs() []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

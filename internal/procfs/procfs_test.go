@@ -1,0 +1,53 @@
+package procfs
+
+import (
+	"os"
+	"testing"
+)
+
+func TestParseStat(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Stat
+		ok   bool
+	}{
+		{"123 (bash) S 1 123 123 34816 123 4194304 ...", Stat{Session: 123, TPGID: 123}, true},
+		{"7 (a) b (c) d) R 1 7 5 0 -1 0", Stat{Session: 5, TPGID: -1}, true},
+		{"7 (x) R 1 7", Stat{}, false},
+		{"no parenthesis", Stat{}, false},
+		{"7 (x) R 1 7 x 0 9", Stat{}, false},
+	} {
+		got, ok := ParseStat(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ParseStat(%q) = %+v, %v; want %+v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestSelf(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	if _, ok := ReadStat(os.Getpid()); !ok {
+		t.Error("ReadStat(self) failed")
+	}
+	if Exe(os.Getpid()) == "" {
+		t.Error("Exe(self) is empty")
+	}
+	if _, ok := Children(os.Getpid()); !ok {
+		t.Skip("the kernel does not list children")
+	}
+	found := false
+	for _, p := range PIDs() {
+		found = found || p == os.Getpid()
+	}
+	if !found {
+		t.Error("PIDs() misses this process")
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add("123 (bash) S 1 123 123 34816 123 4194304")
+	f.Add("1 ()) R 0 0 0 0 0")
+	f.Fuzz(func(t *testing.T, s string) { ParseStat(s) })
+}

@@ -1,0 +1,73 @@
+package runner
+
+import "github.com/tmux-mcp/tmux-mcp/internal/procfs"
+
+// A wrapper whose end marker never comes (the command replaced the wrapper's EXIT trap out of
+// sight, through a function of the user's shell or a sourced file, or killed its own subshell)
+// would hold its pane forever. Where the wrapper runs in processes of its own, their end is
+// seen in /proc instead: the interactive shell's children when the line is typed are noted,
+// and once a timed-out run is in the background, every chunk of pane output (the shell's next
+// prompt, at the latest) checks whether the wrapper's processes are still there. Nothing is
+// polled: an idle pane costs nothing.
+
+// forkingShells are the shells whose wrapper runs whole in a child process, the subshell that
+// prints the end marker. ksh93 runs "( )" in its own process (a virtual subshell), so its
+// wrapper is invisible in /proc; fish prints the end marker itself after its child fish ends,
+// and no command can break that frame; "sh" is whatever /bin/sh is, which is why the shell's
+// executable is read rather than its name.
+var forkingShells = map[string]bool{"bash": true, "dash": true, "ash": true, "busybox": true, "mksh": true, "zsh": true}
+
+// procWatch follows the processes of one wrapper.
+type procWatch struct {
+	shell  int          // the interactive shell the line was typed into
+	before map[int]bool // its children before the line was typed
+	sub    map[int]bool // the wrapper's processes, once the start marker was seen
+}
+
+// watchShell returns a procWatch for the interactive shell in the foreground of the pane
+// whose first process is panePID, or nil when it cannot be followed (no /proc, a shell that
+// does not fork its wrapper, a pane whose terminal is not readable).
+func watchShell(panePID int) *procWatch {
+	if panePID <= 0 {
+		return nil
+	}
+	st, ok := procfs.ReadStat(panePID)
+	if !ok || st.TPGID <= 0 {
+		return nil
+	}
+	// At its prompt, a job-control shell leads the terminal's foreground process group: it
+	// is the pane's own shell or one started inside it.
+	shell := st.TPGID
+	if !forkingShells[procfs.Exe(shell)] {
+		return nil
+	}
+	kids, ok := procfs.Children(shell)
+	if !ok {
+		return nil
+	}
+	return &procWatch{shell: shell, before: kids}
+}
+
+// gone reports whether the wrapper's processes have all ended. The first call after the start
+// marker notes them (the shell's new children); a wrapper already gone by then counts as gone.
+func (p *procWatch) gone() bool {
+	kids, ok := procfs.Children(p.shell)
+	if !ok {
+		return false // the shell itself is gone: the stream's end says so
+	}
+	if p.sub == nil {
+		p.sub = map[int]bool{}
+		for k := range kids {
+			if !p.before[k] {
+				p.sub[k] = true
+			}
+		}
+		return len(p.sub) == 0
+	}
+	for k := range p.sub {
+		if kids[k] {
+			return false
+		}
+	}
+	return true
+}
