@@ -393,6 +393,25 @@ func TestRunTimeoutAndReservation(t *testing.T) {
 	}
 }
 
+// TestRunFrameBroken: a command that breaks the wrapper out of sight (a function of the user's
+// shell that clears the EXIT trap) never prints an end marker. The call times out without a
+// status, and the pane is given back once the command has ended, not held for good.
+func TestRunFrameBroken(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	_, pane := c.Tmx.NewSession("broken", testtmux.Bash...)
+	typeLine(c.Tmx, pane, "quiet() { trap - EXIT; }")
+	out := c.run(pane, "quiet; sleep 0.8; echo unframed", "timeoutMs", 300)
+	if out.Outcome != "timed_out" || !out.StillRunning || out.ExitStatus != nil {
+		t.Fatalf("%+v", out)
+	}
+	began := time.Now()
+	out = c.runWhenFree(pane, "echo again")
+	if out.Output != "again" || time.Since(began) < 300*time.Millisecond {
+		t.Errorf("after the unframed command: %+v (after %v)", out, time.Since(began))
+	}
+}
+
 func TestRunTwoOnOnePane(t *testing.T) {
 	t.Parallel()
 	c := start(t)
