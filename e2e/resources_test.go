@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os/exec"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -377,4 +379,70 @@ func TestCompletions(t *testing.T) {
 	if got = complete(prompt, "command", "ls", nil); len(got.Values) != 0 {
 		t.Errorf("prompt command: %v", got.Values)
 	}
+}
+
+// TestResourceList: resources/list holds the live objects, each one readable, and follows
+// tmux after list_changed.
+func TestResourceList(t *testing.T) {
+	c, n := startNotes(t)
+	list := func() map[string]*mcp.Resource {
+		t.Helper()
+		got := map[string]*mcp.Resource{}
+		for r, err := range c.CS.Resources(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[r.URI] = r
+		}
+		return got
+	}
+	// No tmux server yet: only the (empty) session list.
+	if got := list(); len(got) != 1 || got["tmux://sessions"] == nil {
+		t.Errorf("with no server: %v", keys(got))
+	}
+	// The client keeps that list until list_changed: create_session on a server that was not
+	// running must announce the change.
+	before := n.lists()
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	c.OK("create_session", map[string]any{"session_name": "my work"}, &sess)
+	if !n.waitFor(4*time.Second, func() bool { return n.lists() > before }) {
+		t.Fatal("no list_changed after create_session started the server")
+	}
+	sid := sess.SessionID
+	p := strings.TrimSpace(c.Tmx.Tmux("display-message", "-p", "-t", sid+":", "#{pane_id}"))
+	got := list()
+	for _, uri := range []string{"tmux://sessions", "tmux://sessions/my%20work", "tmux://sessions/my%20work/windows",
+		"tmux://sessions/my%20work/windows/0", "tmux://panes/" + url.PathEscape(p), "tmux://panes/" + url.PathEscape(p) + "/content"} {
+		r := got[uri]
+		if r == nil || r.Name == "" || r.Title == "" || r.MIMEType == "" {
+			t.Errorf("%s: %+v (listed: %v)", uri, r, keys(got))
+			continue
+		}
+		res, err := readResource(t, c, uri)
+		if err != nil || len(res.Contents) != 1 || res.Contents[0].MIMEType != r.MIMEType {
+			t.Errorf("reading listed %s: %v %v", uri, res, err)
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("listed %d resources, want 6: %v", len(got), keys(got))
+	}
+	before = n.lists()
+	p2 := c.Tmx.SplitWindow(sid + ":")
+	if !n.waitFor(4*time.Second, func() bool { return n.lists() > before }) {
+		t.Fatal("no list_changed after a split")
+	}
+	if got := list(); got["tmux://panes/"+url.PathEscape(p2)+"/content"] == nil {
+		t.Errorf("the new pane %s is not listed: %v", p2, keys(got))
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -305,6 +305,7 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if len(out) == 0 {
 		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
 	}
+	c.srv.kickTopology(in.SocketName)
 	return findSession(ctx, ts, out[0])
 }
 

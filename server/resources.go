@@ -81,7 +81,10 @@ func (s *Server) addResources() {
 func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "resources/list", "resources/templates/list", "resources/subscribe":
+		case "resources/list":
+			s.ensureTopology(nil)
+			return s.listResources(ctx), nil
+		case "resources/templates/list", "resources/subscribe":
 			s.ensureTopology(nil)
 		case "resources/read":
 			r, ok := req.(*mcp.ReadResourceRequest)
@@ -108,6 +111,48 @@ func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// listResources answers resources/list with the default server's live objects: the session
+// list, each session and its windows, each window, and each pane with its content. The list
+// follows tmux (notifications/resources/list_changed says when to read it again); a server not
+// running has only the (empty) session list.
+func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{{
+		Name: "sessions", Title: "tmux sessions", URI: "tmux://sessions", MIMEType: "application/json",
+		Description: "Every session of the tmux server.",
+	}}}
+	ts, err := s.tmuxFor(nil)
+	if err != nil {
+		return res
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithWindows|tmux.WithPanes)
+	if err != nil {
+		return res
+	}
+	add := func(name, title, uri, mime string) {
+		res.Resources = append(res.Resources, &mcp.Resource{Name: name, Title: title, URI: uri, MIMEType: mime})
+	}
+	seen := map[string]bool{}
+	for _, sess := range snap.Sessions {
+		base := "tmux://sessions/" + url.PathEscape(sess.SessionName)
+		add("session", "Session "+sess.SessionName, base, "application/json")
+		add("session_windows", "Windows of session "+sess.SessionName, base+"/windows", "application/json")
+		for _, w := range snap.SessionWindows(sess.SessionID) {
+			idx := strconv.Itoa(w.WindowIndex)
+			add("window", "Window "+sess.SessionName+":"+idx+" ("+w.WindowName+")", base+"/windows/"+idx, "application/json")
+			for _, p := range snap.WindowPanes(w) {
+				if seen[p.PaneID] {
+					continue // a window linked into several sessions
+				}
+				seen[p.PaneID] = true
+				pane := "tmux://panes/" + url.PathEscape(p.PaneID)
+				add("pane", "Pane "+p.PaneID+" in "+sess.SessionName+":"+idx, pane, "application/json")
+				add("pane_content", "Content of pane "+p.PaneID+" ("+p.PaneCurrentCommand+")", pane+"/content", "text/plain")
+			}
+		}
+	}
+	return res
 }
 
 // canonicalURI percent-encodes each % of a tmux:// URI that does not start a percent-encoding.

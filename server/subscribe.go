@@ -239,6 +239,26 @@ func (s *Server) ensureTopology(sock *string) {
 	go s.runTopology(ts, e, tp.quit)
 }
 
+// kickTopology restarts the topology watch of a server a client has asked resources of, after
+// a tool created a session there: a watch that stopped because the server had no session (or
+// was not running) sees nothing by itself, and the client's list would stay stale.
+func (s *Server) kickTopology(sock *string) {
+	ts, err := s.tmuxFor(sock)
+	if err != nil {
+		return
+	}
+	tp := &s.read.topo
+	tp.mu.Lock()
+	e := tp.m[ts]
+	if e == nil || e.running {
+		tp.mu.Unlock()
+		return
+	}
+	e.retryAt = time.Time{}
+	tp.mu.Unlock()
+	s.ensureTopology(sock)
+}
+
 func (e *topoEntry) poke() {
 	select {
 	case e.kick <- struct{}{}:
