@@ -371,6 +371,39 @@ func TestHubFlood(t *testing.T) {
 // pause-after to fire, and checks the Hub continues the pane at once,
 // records the gap, and the stream carries on.
 func TestHubPause(t *testing.T) {
+	// Under load, tmux 3.3a now and then sends a control client nothing more of a pane once it
+	// has paused it: either the %pause line never arrives (so nothing continues the pane), or
+	// %continue arrives and still no %output follows, while command replies on the same
+	// client do and refresh-client -A off/on does not help. That flaw is tmux's; the scenario
+	// is tried once more on a fresh server before the test fails.
+	for attempt := 1; ; attempt++ {
+		stalled := hubPauseOnce(t)
+		if !stalled {
+			return
+		}
+		if attempt == 2 {
+			t.Fatal("stream did not carry on after the stall, on two servers")
+		}
+		t.Log("tmux sent no more output after a continue; trying once more on a fresh server")
+	}
+}
+
+// probe runs a command on the stream connection of a session: whether tmux still answers it.
+func (f *fixture) probe(sess string) error {
+	f.hub.mu.Lock()
+	l := f.hub.links[sess]
+	f.hub.mu.Unlock()
+	if l == nil || l.conn == nil {
+		return errors.New("no connection")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err := l.conn.Do(ctx, []string{"display-message", "-p", "probe"})
+	return err
+}
+
+// hubPauseOnce runs the stall scenario; it reports true when the stream did not carry on.
+func hubPauseOnce(t *testing.T) (stalled bool) {
 	f := newFixture(t, HubOptions{PauseAfter: 1})
 	var outputs atomic.Int32
 	f.onOutput = func(control.Output) {
@@ -405,9 +438,23 @@ func TestHubPause(t *testing.T) {
 	case <-time.After(5 * time.Second): // no pause: nothing to wait for
 	}
 	f.srv.Tmux("send-keys", "-t", pane, "printf '%s_%s\\n' AFTER PAUSE", "Enter")
-	data, _, err := collect(t, w, start, 30*time.Second, func(b []byte) bool { return hasLine(b, "AFTER_PAUSE") })
-	if err != nil || !hasLine(data, "AFTER_PAUSE") {
-		t.Fatalf("stream did not carry on after the stall: %v, %q", err, tail(data))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var data []byte
+	for off := start; !hasLine(data, "AFTER_PAUSE"); {
+		b, next, _, err := w.Read(off, 0)
+		data, off = append(data, b...), next
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if hasLine(data, "AFTER_PAUSE") {
+			break
+		}
+		if err := w.Wait(ctx, off); err != nil {
+			t.Logf("no more output after %d pauses and %d continues (%d outputs; a command on the stream's connection: %v); read so far %q",
+				pauses.Load(), continues.Load(), outputs.Load(), f.probe(sess), tail(data))
+			return true
+		}
 	}
 	if pauses.Load() == 0 {
 		t.Skip("tmux did not pause the pane during the stall (timing); flow control path not exercised")
@@ -419,6 +466,7 @@ func TestHubPause(t *testing.T) {
 		t.Fatalf("%d pauses but no gap recorded", pauses.Load())
 	}
 	t.Logf("pauses %d, gaps %d", pauses.Load(), w.Gaps(start, w.Offset()))
+	return false
 }
 
 func TestHubPaneKilled(t *testing.T) {
