@@ -8,18 +8,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
 )
 
 // BenchmarkListSessions measures one list_sessions call in-process (no transport) against a
 // real tmux over control mode.
 func BenchmarkListSessions(b *testing.B) {
-	tmx := testtmux.New(b)
-	tmx.NewSession("bench")
-	srv, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv, _, _ := newTestServer(b, policy.Mutating)
 	ctx := context.Background()
 	args := json.RawMessage(`{}`)
 	for b.Loop() {
@@ -33,13 +28,7 @@ func BenchmarkListSessions(b *testing.B) {
 // BenchmarkListSessionsMCP measures list_sessions through the go-sdk client and server over an
 // in-memory transport: the protocol's share of a call, without process boundaries.
 func BenchmarkListSessionsMCP(b *testing.B) {
-	tmx := testtmux.New(b)
-	tmx.NewSession("bench")
-	srv, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv, _, _ := newTestServer(b, policy.Mutating)
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
@@ -58,4 +47,18 @@ func BenchmarkListSessionsMCP(b *testing.B) {
 			b.Fatal(err, res)
 		}
 	}
+}
+
+// newTestServer starts a private tmux server with one session and a server on it at the given
+// tier; both end with the test. It returns them and the session's pane.
+func newTestServer(tb testing.TB, tier policy.Tier) (*Server, *testtmux.Server, string) {
+	tb.Helper()
+	tmx := testtmux.New(tb)
+	_, pane := tmx.NewSession("s")
+	s, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env, Safety: tier})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s, tmx, pane
 }

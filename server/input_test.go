@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 )
 
@@ -25,13 +24,7 @@ func resultText(r *mcp.CallToolResult) string {
 // TestInputRefusesReservedPane: a pane held by an unfinished run refuses input naming the run,
 // except interrupt keys, which are how the run is stopped.
 func TestInputRefusesReservedPane(t *testing.T) {
-	tmx := testtmux.New(t)
-	_, pane := tmx.NewSession("s")
-	s, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env, Safety: policy.Mutating})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, tmx, pane := newTestServer(t, policy.Mutating)
 	ctx := context.Background()
 	ts, err := s.tmuxFor(nil)
 	if err != nil {

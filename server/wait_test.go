@@ -11,20 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 )
 
 // TestWaitWakeUpInProcess measures wait_for_text's wake-up without the MCP transport: from
 // bash printing a line to the handler returning its match.
 func TestWaitWakeUpInProcess(t *testing.T) {
-	tmx := testtmux.New(t)
-	_, pane := tmx.NewSession("s")
-	s, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env, Safety: policy.Mutating})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, tmx, pane := newTestServer(t, policy.Mutating)
 	ctx := context.Background()
 	call := func(args map[string]any) waitForTextOut {
 		t.Helper()
