@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/server"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 )
@@ -140,5 +142,48 @@ func TestAnnotations(t *testing.T) {
 		if in := tool.InputSchema.(map[string]any); in["additionalProperties"] != false {
 			t.Errorf("%s: input schema is not strict", name)
 		}
+	}
+}
+
+// The server registers its tools beside the handshake: a tools/list sent the moment
+// initialize is answered still lists every tool, the capability does not claim the list
+// changes, and no tools/list_changed notification follows.
+func TestToolsRegisteredAtStart(t *testing.T) {
+	tmx := testtmux.New(t)
+	for i := 0; i < 5; i++ {
+		cmd := exec.Command(binary)
+		cmd.Env = append(append([]string{}, tmx.Env...), "LIBTMUX_SOCKET_PATH="+tmx.Socket, "LIBTMUX_SAFETY=destructive")
+		changed := make(chan struct{}, 1)
+		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			},
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Tools) != len(server.Catalog()) {
+			t.Fatalf("start %d: tools/list right after initialize lists %d tools, want %d", i, len(res.Tools), len(server.Catalog()))
+		}
+		if caps := cs.InitializeResult().Capabilities; caps.Tools == nil || caps.Tools.ListChanged {
+			t.Fatalf("tools capability %+v: want tools without listChanged", caps.Tools)
+		}
+		select {
+		case <-changed:
+			t.Fatalf("start %d: a tools/list_changed notification arrived", i)
+		case <-time.After(100 * time.Millisecond):
+		}
+		cs.Close()
+		cancel()
 	}
 }

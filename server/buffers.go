@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"regexp"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -44,12 +43,12 @@ const (
 )
 
 var (
-	bufferNameRe  = regexp.MustCompile(`^libtmux_mcp_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}$`)
-	logicalNameRe = regexp.MustCompile(logicalNamePattern)
+	bufferNameRe  = lazyRegexp(`^libtmux_mcp_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}$`)
+	logicalNameRe = lazyRegexp(logicalNamePattern)
 )
 
 func checkBufferName(name string) error {
-	if !bufferNameRe.MatchString(name) {
+	if !bufferNameRe().MatchString(name) {
 		return fail("Only buffers made by load_buffer can be used: pass the buffer_name it returned (libtmux_mcp_<32 hex>_<logical_name>).", "buffer_name %q is not a buffer of this server's namespace", truncate(name, 100))
 	}
 	return nil
@@ -83,7 +82,7 @@ func loadBuffer(ctx context.Context, c *Call, in *loadBufferIn) (bufferRef, erro
 	}
 	logical := "buf"
 	if in.LogicalName != nil {
-		if !logicalNameRe.MatchString(*in.LogicalName) {
+		if !logicalNameRe().MatchString(*in.LogicalName) {
 			return bufferRef{}, fail("Use 1 to 64 letters, digits, _ . or -.", "logical_name %q is not valid", truncate(*in.LogicalName, 80))
 		}
 		logical = *in.LogicalName

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -117,9 +116,9 @@ func splitModifiers(tok string) (rest string, mods map[string]bool, caret bool) 
 
 var (
 	// bracketedRe: "<Enter>", "<C-c>", "[Esc]", "{TAB}".
-	bracketedRe = regexp.MustCompile(`^[<\[{]\s*([^<>\[\]{}\s]+)\s*[>\]}]$`)
+	bracketedRe = lazyRegexp(`^[<\[{]\s*([^<>\[\]{}\s]+)\s*[>\]}]$`)
 	// chainSepRe separates the parts of "Ctrl+Shift+x", "Shift-Tab", "C+c".
-	chainSepRe = regexp.MustCompile(`\s*[+-]\s*`)
+	chainSepRe = lazyRegexp(`\s*[+-]\s*`)
 )
 
 // modifierWords are the spellings of modifiers in a look-alike chain.
@@ -139,7 +138,7 @@ func keyLookalike(tok string) (bool, string) {
 	if s, ok := keyAliases[strings.ToLower(tok)]; ok {
 		return true, s
 	}
-	if m := bracketedRe.FindStringSubmatch(tok); m != nil {
+	if m := bracketedRe().FindStringSubmatch(tok); m != nil {
 		inner := m[1]
 		if ok, _ := isKeyName(inner); ok && utf8.RuneCountInString(inner) > 1 {
 			return true, canonicalKey(inner)
@@ -148,7 +147,7 @@ func keyLookalike(tok string) (bool, string) {
 	}
 	// A chain of modifiers ending in nothing, a key, an alias or one character: "C-", "S-Tab",
 	// "Ctrl-C", "Shift+Tab", "Alt+F4", "C+c". "c-style" or "opt-in" stay text.
-	parts := chainSepRe.Split(tok, -1)
+	parts := chainSepRe().Split(tok, -1)
 	if len(parts) < 2 {
 		return false, ""
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -665,7 +664,7 @@ func renameWindow(ctx context.Context, c *Call, in *renameWindowIn) (tmux.Window
 
 var (
 	builtinLayouts = []string{"even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"}
-	layoutRe       = regexp.MustCompile(`^[0-9a-f]{4},[0-9]+x[0-9]+,[0-9]+,[0-9]+[0-9x,{}\[\]]*$`)
+	layoutRe       = lazyRegexp(`^[0-9a-f]{4},[0-9]+x[0-9]+,[0-9]+,[0-9]+[0-9x,{}\[\]]*$`)
 )
 
 type selectLayoutIn struct {
@@ -680,7 +679,7 @@ func selectLayout(ctx context.Context, c *Call, in *selectLayoutIn) (tmux.Window
 	for _, b := range builtinLayouts {
 		isBuiltin = isBuiltin || l == b
 	}
-	if !isBuiltin && (len(l) > 8192 || !layoutRe.MatchString(l)) {
+	if !isBuiltin && (len(l) > 8192 || !layoutRe().MatchString(l)) {
 		return tmux.Window{}, fail("Use one of "+strings.Join(builtinLayouts, ", ")+", or a layout string copied from window_layout (list_windows).", "layout %q is neither a built-in layout nor a layout string", truncate(in.Layout, 80))
 	}
 	t, err := c.window(ctx, in.WindowTarget, in.SocketName)

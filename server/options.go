@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,12 +48,12 @@ type ScopeArgs struct {
 }
 
 var (
-	optionNameRe = regexp.MustCompile(`^(@[A-Za-z0-9_.-]{1,128}|[a-z][a-z0-9-]{0,63})(\[[0-9]{1,5}\])?$`)
-	hookNameRe   = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
+	optionNameRe = lazyRegexp(`^(@[A-Za-z0-9_.-]{1,128}|[a-z][a-z0-9-]{0,63})(\[[0-9]{1,5}\])?$`)
+	hookNameRe   = lazyRegexp(`^[a-z][a-z0-9-]{0,63}$`)
 )
 
 func checkOptionName(name string) error {
-	if !optionNameRe.MatchString(name) {
+	if !optionNameRe().MatchString(name) {
 		return fail("Option names look like status-left, mode-keys, @my-option or status-format[0] (no spaces, #, ; or quotes); tmux's manual lists them.", "option %q is not a valid option name", truncate(name, 80))
 	}
 	return nil
@@ -302,9 +301,9 @@ func showEnvironment(ctx context.Context, c *Call, in *envScopeIn) (showEnvironm
 	for _, l := range out[0] {
 		name, value, ok := strings.Cut(l, "=")
 		switch {
-		case ok && envNameRe.MatchString(name):
+		case ok && envNameRe().MatchString(name):
 			vars[name], last = value, name
-		case strings.HasPrefix(l, "-") && envNameRe.MatchString(l[1:]):
+		case strings.HasPrefix(l, "-") && envNameRe().MatchString(l[1:]):
 			vars[l[1:]], last = true, ""
 		case last != "":
 			// tmux prints values raw: a line that is no variable continues the previous value.
@@ -328,7 +327,7 @@ type setEnvironmentOut struct {
 }
 
 func setEnvironment(ctx context.Context, c *Call, in *setEnvironmentIn) (setEnvironmentOut, error) {
-	if !envNameRe.MatchString(in.Name) || len(in.Name) > 256 {
+	if !envNameRe().MatchString(in.Name) || len(in.Name) > 256 {
 		return setEnvironmentOut{}, fail("Variable names are letters, digits and _, not starting with a digit.", "name %q is not a valid variable name", truncate(in.Name, 60))
 	}
 	switch {
@@ -452,7 +451,7 @@ func showHooks(ctx context.Context, c *Call, in *showHooksIn) (hooksOut, error) 
 }
 
 func showHook(ctx context.Context, c *Call, in *showHookIn) (hooksOut, error) {
-	if !hookNameRe.MatchString(in.HookName) {
+	if !hookNameRe().MatchString(in.HookName) {
 		return hooksOut{}, fail("Hook names look like after-new-window or pane-died; show_hooks lists the ones that are set.", "hook_name %q is not a valid hook name", truncate(in.HookName, 80))
 	}
 	ts, out, err := c.hooks(ctx, in.ScopeArgs, in.SocketName)

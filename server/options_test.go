@@ -19,7 +19,7 @@ func TestOptionAndLayoutNames(t *testing.T) {
 		"#{pane_id}":                               false,
 		"abcd,80x24":                               false,
 	} {
-		if got := layoutRe.MatchString(l); got != ok {
+		if got := layoutRe().MatchString(l); got != ok {
 			t.Errorf("layoutRe(%q) = %v, want %v", l, got, ok)
 		}
 	}

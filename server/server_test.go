@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -78,6 +79,50 @@ func TestInputSchemasResolve(t *testing.T) {
 	for _, tool := range catalog() {
 		if _, err := tool.validator(); err != nil {
 			t.Errorf("%s: %v", tool.Name, err)
+		}
+	}
+}
+
+// decode remembers the last valid arguments: a repeat must decode exactly like a first call,
+// defaults included, and invalid arguments are never remembered.
+func TestDecodeRemembers(t *testing.T) {
+	var tool *Tool
+	for _, tl := range catalog() {
+		if tl.Name == "wait_for_text" {
+			tool = tl
+		}
+	}
+	fresh := func(raw string) waitForTextIn {
+		t.Helper()
+		var in waitForTextIn
+		tool.lastArgs.Store(nil)
+		if err := tool.decode(json.RawMessage(raw), &in); err != nil {
+			t.Fatalf("decode(%s): %v", raw, err)
+		}
+		return in
+	}
+	a, b := `{"pane_id":"%1","patterns":["x"]}`, `{"pane_id":"%2","timeout":3}`
+	wantA, wantB := fresh(a), fresh(b)
+	if wantA.Timeout == 0 {
+		t.Fatalf("the test needs a tool whose defaults apply: %+v", wantA)
+	}
+	bad := `{"pane_id":"%1","timeout":"soon"}`
+	for i, raw := range []string{a, a, b, bad, a, bad, b, b} {
+		var in waitForTextIn
+		err := tool.decode(json.RawMessage(raw), &in)
+		switch raw {
+		case bad:
+			if err == nil {
+				t.Fatalf("step %d: invalid arguments were accepted", i)
+			}
+		case a:
+			if err != nil || !reflect.DeepEqual(in, wantA) {
+				t.Fatalf("step %d: %+v, %v; want %+v", i, in, err, wantA)
+			}
+		case b:
+			if err != nil || !reflect.DeepEqual(in, wantB) {
+				t.Fatalf("step %d: %+v, %v; want %+v", i, in, err, wantB)
+			}
 		}
 	}
 }

@@ -2,12 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
 )
 
-var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRe = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // spawnEnv turns an environment argument (object of strings, JSON string of one, or null) and
 // suppress_persistent_history into tmux -e flags.
@@ -30,7 +29,7 @@ func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 			if !isStr {
 				return nil, fail("Pass every value as a string.", "environment value of %q is not a string", truncate(k, 60))
 			}
-			if !envNameRe.MatchString(k) {
+			if !envNameRe().MatchString(k) {
 				return nil, fail("Variable names are letters, digits and _, not starting with a digit.", "environment name %q is not a valid variable name", truncate(k, 60))
 			}
 			if strings.ContainsRune(s, 0) {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -71,7 +72,20 @@ type Tool struct {
 	// variant, when set, builds the tool a server offers from its options (a default that
 	// depends on the configuration, e.g. run_command's suppress_history); nil keeps this one.
 	variant func(o *Options) *Tool
+	// lastArgs remembers the last arguments that passed validation, with defaults applied:
+	// agents repeat the same call (list_sessions with {}, a capture of the same pane), and
+	// validating is most of a cheap call's own CPU time.
+	lastArgs atomic.Pointer[checkedArgs]
 }
+
+// checkedArgs pairs raw arguments with their validated form (defaults applied).
+type checkedArgs struct {
+	raw     string
+	checked []byte
+}
+
+// maxRememberedArgs bounds the arguments Tool.lastArgs keeps (send_keys text can be large).
+const maxRememberedArgs = 1024
 
 // spec declares a tool; define turns it and a typed handler into a Tool.
 type spec struct {
@@ -219,6 +233,9 @@ func mustSchema(name, js string) *jsonschema.Schema {
 
 // decode validates raw arguments against the tool's schema, applies defaults and fills args.
 func (t *Tool) decode(raw json.RawMessage, args any) error {
+	if last := t.lastArgs.Load(); last != nil && last.raw == string(raw) {
+		return t.unmarshalChecked(last.checked, args)
+	}
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -258,6 +275,16 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	if err != nil {
 		return err
 	}
+	if err := t.unmarshalChecked(b, args); err != nil {
+		return err
+	}
+	if len(raw) <= maxRememberedArgs {
+		t.lastArgs.Store(&checkedArgs{raw: string(raw), checked: b})
+	}
+	return nil
+}
+
+func (t *Tool) unmarshalChecked(b []byte, args any) error {
 	if err := json.Unmarshal(b, args); err != nil {
 		return &toolError{msg: fmt.Sprintf("invalid arguments for %s: %v", t.Name, err), hint: "Check the argument types in the tool's input schema."}
 	}

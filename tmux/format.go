@@ -35,7 +35,48 @@ func format(fields []field) string {
 type row map[string]string
 
 // parseRow splits one line of format output produced by format(fields).
+//
+// A free-text field is printed as its length and then its value, two expansions that can see
+// different values when the value changes between them (a pane's command as its shell starts
+// a program: "4␞sleep"). When the lengths do not add up but the line holds exactly the
+// separators the format prints, so that no value contains one, the line is split on them
+// instead.
 func parseRow(fields []field, line string) (row, error) {
+	r, err := parseLengths(fields, line)
+	if err == nil {
+		return r, nil
+	}
+	if r, ok := splitPlain(fields, line); ok {
+		return r, nil
+	}
+	return nil, err
+}
+
+// splitPlain splits a line whose values hold no separator, skipping the length prefixes.
+func splitPlain(fields []field, line string) (row, bool) {
+	want := len(fields) - 1
+	for _, f := range fields {
+		if f.text {
+			want++
+		}
+	}
+	parts := strings.Split(line, sep)
+	if len(parts) != want+1 {
+		return nil, false
+	}
+	r := make(row, len(fields))
+	for _, f := range fields {
+		if f.text {
+			parts = parts[1:]
+		}
+		r[f.name] = parts[0]
+		parts = parts[1:]
+	}
+	return r, true
+}
+
+// parseLengths splits a line by the length prefixes of its free-text fields.
+func parseLengths(fields []field, line string) (row, error) {
 	r := make(row, len(fields))
 	rest := line
 	for i, f := range fields {

@@ -18,7 +18,8 @@ type client struct {
 	cs      *mcp.ClientSession
 	cmd     *exec.Cmd
 	tools   map[string]bool
-	startup time.Duration
+	startup time.Duration // to the initialize reply
+	listed  time.Duration // to the tools/list reply, the whole catalogue in hand
 }
 
 func connect(ctx context.Context, bin string, tmx *benchTmux) (*client, error) {
@@ -37,6 +38,7 @@ func connect(ctx context.Context, bin string, tmx *benchTmux) (*client, error) {
 		}
 		cl.tools[t.Name] = true
 	}
+	cl.listed = time.Since(start)
 	return cl, nil
 }
 
@@ -57,7 +59,7 @@ func (c *client) call(ctx context.Context, name string, args any) (*mcp.CallTool
 
 // timeCalls times n calls after a few untimed warm-up calls.
 func (c *client) timeCalls(ctx context.Context, name string, args any, n int) (samples, error) {
-	for i := 0; i < 3; i++ {
+	for i := 0; i < warmup; i++ {
 		if _, err := c.call(ctx, name, args); err != nil {
 			return nil, err
 		}
@@ -162,3 +164,7 @@ func (c *client) peakRSS() int {
 	}
 	return 0
 }
+
+// warmup is how many untimed calls come before the timed ones: a new server process answers
+// its first calls slower while its heap grows to its working size.
+const warmup = 100

@@ -39,12 +39,12 @@ func timeRaw(bin string, tmx *benchTmux, n int) (samples, error) {
 	}
 	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	var s samples
-	for i := 1; i <= n+3; i++ {
+	for i := 1; i <= n+warmup; i++ {
 		start := time.Now()
 		if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}`, i)); err != nil {
 			return nil, err
 		}
-		if i > 3 {
+		if i > warmup {
 			s = append(s, time.Since(start))
 		}
 	}

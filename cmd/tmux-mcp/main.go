@@ -14,7 +14,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], cli.IO{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(),
-		StdinIsTerminal: cli.IsTerminal(os.Stdin),
+		StdinIsTerminal: cli.IsTerminal(os.Stdin), OwnProcess: true,
 	})
 	stop()
 	os.Exit(code)

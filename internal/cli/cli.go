@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -53,6 +54,9 @@ type IO struct {
 	Env            []string
 	// StdinIsTerminal says a person typed the command in a terminal.
 	StdinIsTerminal bool
+	// OwnProcess lets Run tune the process it runs in for serving over stdio (GOMAXPROCS and
+	// stdin's mode, see pollableStdin): main sets it; tests, which share a process, do not.
+	OwnProcess bool
 }
 
 // Run runs the command line and returns the exit status.
@@ -108,8 +112,20 @@ func Run(ctx context.Context, args []string, sio IO) int {
 			return 1
 		}
 	}
+	stdio := cmd == "serve" && st.http == ""
+	stdin := sio.Stdin
+	if stdio && sio.OwnProcess {
+		// One thread runs the Go code (see pollableStdin). Set before the server is built:
+		// later, it costs a stop of the world with every P's cached memory to hand back.
+		if _, set := lookup(sio.Env, "GOMAXPROCS"); !set {
+			runtime.GOMAXPROCS(1)
+		}
+		var restore func()
+		stdin, restore = pollableStdin(stdin)
+		defer restore()
+	}
 	// Start-up is mostly garbage (see pauseGC): over stdio the collector resumes once the first
-	// request is answered, anywhere else once the server is built.
+	// request is answered and the tools are registered, anywhere else once the server is built.
 	resumeGC := sync.OnceFunc(pauseGC())
 	defer resumeGC()
 	srv, err := server.New(opts)
@@ -118,7 +134,7 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		return 2
 	}
 	defer srv.Close()
-	if cmd != "serve" || st.http != "" {
+	if !stdio {
 		resumeGC()
 	}
 	switch cmd {
@@ -136,13 +152,19 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp speaks MCP (JSON-RPC) on stdin: add it to an MCP client rather than typing here; `tmux-mcp --help` shows the subcommands (Ctrl-D quits).")
 	}
 	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP on stdio; socket: %s; safety tier: %s\n", version(), st.socketLabel(), opts.Safety)
+	answered := sync.OnceFunc(func() {
+		go func() {
+			<-srv.Registered()
+			resumeGC()
+		}()
+	})
 	srv.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			defer resumeGC()
+			defer answered()
 			return next(ctx, method, req)
 		}
 	})
-	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(sio.Stdin), Writer: nopWriteCloser{sio.Stdout}})
+	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{sio.Stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 1
