@@ -120,6 +120,13 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		if _, set := lookup(sio.Env, "GOMAXPROCS"); !set {
 			runtime.GOMAXPROCS(1)
 		}
+		// The live heap is under 1 MB; at GOGC=100 the collector's 4 MB minimum heap mostly
+		// holds the go-sdk's 32 KB decode buffers, garbage from the moment each message is
+		// read. 70 lowers that floor to 2.8 MB (about 1 MB less RSS); the collector runs a
+		// little more often, over the same small live heap, at no measurable latency.
+		if _, set := lookup(sio.Env, "GOGC"); !set {
+			debug.SetGCPercent(70)
+		}
 		var restore func()
 		stdin, restore = pollableStdin(stdin)
 		defer restore()
