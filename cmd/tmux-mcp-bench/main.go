@@ -2,7 +2,7 @@
 // the built binary over stdio with the go-sdk client, and prints medians and p95s next to the raw
 // tmux floors measured in the same run, with the ratios.
 //
-//	go run ./cmd/tmux-mcp-bench [-n 1000] [-runs 30] [-bin path/to/tmux-mcp]
+//	go run ./cmd/tmux-mcp-bench [-n 1000] [-runs 30] [-idle 10s] [-scale=false] [-bin path/to/tmux-mcp]
 package main
 
 import (
@@ -22,8 +22,9 @@ func main() {
 	runs := flag.Int("runs", 30, "calls of run_shell_command")
 	bin := flag.String("bin", "", "tmux-mcp binary (built from this checkout when empty)")
 	idle := flag.Duration("idle", 10*time.Second, "idle measurement window (0 skips it)")
+	scale := flag.Bool("scale", true, "measure list_panes over 1,000 panes and search_panes over 200 panes × 2,000 lines")
 	flag.Parse()
-	if err := run(*bin, *n, *runs, *idle); err != nil {
+	if err := run(*bin, *n, *runs, *idle, *scale); err != nil {
 		fmt.Fprintln(os.Stderr, "tmux-mcp-bench:", err)
 		os.Exit(1)
 	}
@@ -63,7 +64,7 @@ func yesNo(ok bool) string {
 	return "no"
 }
 
-func run(bin string, n, runs int, idle time.Duration) error {
+func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 	dir, err := os.MkdirTemp("", "tmb")
 	if err != nil {
 		return err
@@ -197,6 +198,13 @@ func run(bin string, n, runs int, idle time.Duration) error {
 	}
 	rss := float64(cl.peakRSS()) / 1024
 	rows = append(rows, row{what: "peak RSS of the server", value: fmt.Sprintf("%.1f MB", rss), target: "≤ 15 MB", met: yesNo(rss <= 15)})
+	if scale {
+		more, err := scaleRows(ctx, bin, dir)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
 
 	printRows(rows)
 	return nil

@@ -32,7 +32,7 @@ func newTmux(dir string) (*benchTmux, error) {
 	if err := os.Mkdir(t.home, 0o700); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(t.conf, []byte("set -g default-command 'exec bash --noprofile --norc'\nset -g status off\n"), 0o600); err != nil {
+	if err := os.WriteFile(t.conf, []byte("set -g default-command 'exec bash --noprofile --norc'\nset -g status off\nset -g history-limit 3000\n"), 0o600); err != nil {
 		return nil, err
 	}
 	for _, kv := range os.Environ() {
@@ -223,11 +223,23 @@ func (c *ctlFloor) readUntil(want string) error {
 }
 
 // listSessions runs list-sessions once.
-func (c *ctlFloor) listSessions() error {
-	if _, err := io.WriteString(c.stdin, "list-sessions\n"); err != nil {
+func (c *ctlFloor) listSessions() error { return c.do([]string{"list-sessions"}) }
+
+// do writes cmds as one command list and reads their replies.
+func (c *ctlFloor) do(cmds ...[]string) error {
+	line, err := control.Line(cmds...)
+	if err != nil {
 		return err
 	}
-	return c.readUntil("")
+	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
+		return err
+	}
+	for range cmds {
+		if err := c.readUntil(""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *ctlFloor) close() {
