@@ -49,8 +49,9 @@ type HubOptions struct {
 	// PauseAfter is tmux's pause-after flow-control age in seconds
 	// (DefaultPauseAfter when <= 0): output tmux has held that long for a
 	// client that does not read is discarded and the pane paused, which the
-	// Hub answers at once with continue (the loss is recorded as a gap).
-	// It only fires when this process stalls; the ring bounds memory.
+	// Hub answers at once with continue and a fresh connection for the
+	// session (see Hub.replace); the loss is recorded as a gap. It only
+	// fires when this process stalls; the ring bounds memory.
 	PauseAfter int
 	// DialTimeout bounds an attach plus its setup (DefaultDialTimeout when
 	// <= 0).
@@ -149,41 +150,7 @@ func (h *Hub) Watch(ctx context.Context, sessionID, paneID string) (*Watch, erro
 // goroutine so that concurrent Watch calls share it and none is bound to
 // another caller's context.
 func (h *Hub) dial(l *link) {
-	ctx, cancel := context.WithTimeout(h.ctx, h.opts.DialTimeout)
-	defer cancel()
-	conn, err := h.opts.Dial(ctx, l.session, control.Options{
-		OnOutput:           l.onOutput,
-		OnNotification:     l.onNotification,
-		RerouteFlowControl: true,
-	})
-	if err == nil && conn == nil {
-		err = errors.New("Dial returned no connection")
-	}
-	if err == nil {
-		l.mu.Lock()
-		l.c = conn // callbacks may need it before the link is ready
-		l.mu.Unlock()
-		// Commands written before tmux has processed the attach run without
-		// a client ("no current client"): wait for the attach to finish.
-		select {
-		case <-l.attached:
-		case <-conn.Done():
-			err = conn.Err()
-			if err == nil {
-				err = control.ErrClosed
-			}
-		case <-ctx.Done():
-			err = fmt.Errorf("waiting for the attach: %w", ctx.Err())
-		}
-	}
-	if err == nil {
-		// No format subscription (refresh-client -B) to spot panes that die
-		// under remain-on-exit: tmux 3.3a's subscription timer dereferences
-		// the client's session without a check and crashes the server when
-		// it fires for a control client whose session is gone.
-		_, err = conn.Do(ctx,
-			[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)})
-	}
+	conn, err := h.attach(l)
 	h.mu.Lock()
 	if h.closed {
 		err = ErrHubClosed // whatever else failed, Close caused it
@@ -212,6 +179,89 @@ func (h *Hub) dial(l *link) {
 	}
 	close(l.ready)
 	h.mu.Unlock()
+}
+
+// attach opens l's connection, waits for tmux to attach it and sets up flow
+// control. On error it returns the connection, if one was opened, for the
+// caller to close.
+func (h *Hub) attach(l *link) (*control.Conn, error) {
+	ctx, cancel := context.WithTimeout(h.ctx, h.opts.DialTimeout)
+	defer cancel()
+	conn, err := h.opts.Dial(ctx, l.session, control.Options{
+		OnOutput:           l.onOutput,
+		OnNotification:     l.onNotification,
+		RerouteFlowControl: true,
+	})
+	if err == nil && conn == nil {
+		err = errors.New("Dial returned no connection")
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.c = conn // callbacks may need it before the link is ready
+	l.mu.Unlock()
+	// Commands written before tmux has processed the attach run without a
+	// client ("no current client"): wait for the attach to finish.
+	select {
+	case <-l.attached:
+	case <-conn.Done():
+		err = conn.Err()
+		if err == nil {
+			err = control.ErrClosed
+		}
+		return conn, err
+	case <-ctx.Done():
+		return conn, fmt.Errorf("waiting for the attach: %w", ctx.Err())
+	}
+	// No format subscription (refresh-client -B) to spot panes that die
+	// under remain-on-exit: tmux 3.3a's subscription timer dereferences
+	// the client's session without a check and crashes the server when
+	// it fires for a control client whose session is gone.
+	_, err = conn.Do(ctx,
+		[]string{"refresh-client", "-f", fmt.Sprintf("pause-after=%d", h.opts.PauseAfter)})
+	return conn, err
+}
+
+// replace moves old's streams to a fresh connection to the same session and
+// closes old's. tmux 3.3a now and then sends a control client nothing more
+// of a pane it has paused, %continue or not, while its commands are still
+// answered; a client attached afterwards gets the pane's output. The rings
+// carry on with a gap at the switch: bytes printed around it may be missing
+// (or, rarely, repeated). If the new connection cannot be had, old stays.
+func (h *Hub) replace(old *link) {
+	nl := newLink(h, old.session)
+	conn, err := h.attach(nl)
+	h.mu.Lock()
+	old.mu.Lock()
+	old.replacing = false
+	if err != nil || h.closed || old.dead || h.links[old.session] != old {
+		old.mu.Unlock()
+		h.mu.Unlock()
+		if conn != nil {
+			conn.Close()
+		}
+		return
+	}
+	nl.mu.Lock()
+	nl.panes, old.panes = old.panes, make(map[string]*paneStream)
+	for _, ps := range nl.panes {
+		ps.link = nl
+		ps.hold.Reset()
+		ps.ring.MarkGap()
+	}
+	if len(nl.panes) == 0 {
+		nl.startLingerLocked()
+	}
+	nl.mu.Unlock()
+	old.dead = true
+	old.mu.Unlock()
+	nl.conn = conn
+	h.links[nl.session] = nl
+	close(nl.ready)
+	go nl.run()
+	h.mu.Unlock()
+	old.shutdown(nil) // no streams left to end: only the connection closes
 }
 
 // Close ends every stream with ErrHubClosed and closes every connection.

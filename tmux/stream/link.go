@@ -30,15 +30,18 @@ type link struct {
 	panes     map[string]*paneStream
 	dead      bool
 	moved     bool // the client left the session (%session-changed)
+	replacing bool // Hub.replace is opening a connection to take over
 	sawExit   bool
 	timer     *time.Timer
 	lingerGen int
 }
 
 // paneStream is one watched pane: its ring and the UTF-8 holdback in front
-// of it. hold and scratch are guarded by link.mu.
+// of it. hold and scratch are guarded by link.mu; link, the link that
+// carries it now (Hub.replace moves it), by Hub.mu.
 type paneStream struct {
 	id      string
+	link    *link
 	ring    *Ring
 	refs    int
 	gen     int64
@@ -65,7 +68,7 @@ func (l *link) addWatch(pane string) *Watch {
 	ps := l.panes[pane]
 	fresh := ps == nil
 	if fresh {
-		ps = &paneStream{id: pane, ring: NewRing(l.hub.opts.RingSize), gen: l.hub.gen.Add(1)}
+		ps = &paneStream{id: pane, link: l, ring: NewRing(l.hub.opts.RingSize), gen: l.hub.gen.Add(1)}
 		l.panes[pane] = ps
 	}
 	ps.refs++
@@ -133,15 +136,22 @@ func (l *link) onNotification(n control.Notification) {
 		if len(n.Args) == 1 {
 			pane := n.Args[0]
 			l.mu.Lock()
+			replace := false
 			if ps := l.panes[pane]; ps != nil {
 				// tmux discarded output it held for us: unknown bytes.
 				ps.hold.Reset()
 				ps.ring.MarkGap()
+				replace = !l.replacing && !l.dead
+				l.replacing = l.replacing || replace
 			}
 			c := l.c
 			l.mu.Unlock()
 			if c != nil {
 				_ = c.Send([]string{"refresh-client", "-A", pane + ":continue"})
+			}
+			if replace {
+				// Continuing is not always enough (see Hub.replace).
+				go l.hub.replace(l)
 			}
 		}
 	case "layout-change", "window-close", "unlinked-window-close", "window-pane-changed",

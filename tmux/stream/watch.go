@@ -9,7 +9,7 @@ import (
 // of one pane share its ring; offsets are absolute, so each holder keeps
 // its own. Methods are safe for concurrent use.
 type Watch struct {
-	link *link
+	link *link // the link that started it; ps.link carries it now
 	ps   *paneStream
 	once sync.Once
 }
@@ -50,5 +50,10 @@ func (w *Watch) Err() error { return w.ps.ring.Err() }
 // ring is dropped; when the session's connection carries no stream it
 // lingers, then closes. Release is idempotent.
 func (w *Watch) Release() {
-	w.once.Do(func() { w.link.release(w.ps) })
+	w.once.Do(func() {
+		h := w.link.hub
+		h.mu.Lock() // ps.link may change under Hub.replace
+		w.ps.link.release(w.ps)
+		h.mu.Unlock()
+	})
 }
