@@ -25,11 +25,15 @@ type client struct {
 func connect(ctx context.Context, bin string, tmx *benchTmux) (*client, error) {
 	cmd := exec.Command(bin)
 	cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock)
+	return connectCmd(ctx, cmd)
+}
+
+func connectCmd(ctx context.Context, cmd *exec.Cmd) (*client, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "tmux-mcp-bench", Version: "1"}, nil)
 	start := time.Now()
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
-		return nil, fmt.Errorf("starting tmux-mcp: %w", err)
+		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
 	cl := &client{cs: cs, cmd: cmd, tools: map[string]bool{}, startup: time.Since(start)}
 	for t, err := range cs.Tools(ctx, nil) {

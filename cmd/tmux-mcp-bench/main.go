@@ -18,6 +18,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == noopServerArg {
+		serveNoop()
+		return
+	}
 	n := flag.Int("n", 1000, "timed calls of each cheap read (and of its control-mode floor)")
 	runs := flag.Int("runs", 30, "calls of run_shell_command")
 	bin := flag.String("bin", "", "tmux-mcp binary (built from this checkout when empty)")
@@ -151,11 +155,15 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 	if err != nil {
 		return err
 	}
-	bare, err := timeN(raw.listSessions)
+	bare, err := timeN(func() error { return raw.callTool("list_sessions") })
 	if err != nil {
 		return err
 	}
 	ctlFloor, err := timeN(floor.listSessions)
+	if err != nil {
+		return err
+	}
+	sdkFloor, bareSDKFloor, err := noopFloors(ctx, timeN)
 	if err != nil {
 		return err
 	}
@@ -167,7 +175,9 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 		row{what: fmt.Sprintf("list_sessions over stdio, go-sdk client (n=%d)", n), value: stat(ls), floor: "spawned tmux list-sessions " + stat(spawnFloor), ratio: ratio(ls, spawnFloor), target: "median ≤ 0.3 ms (10× a 0.03 ms round trip)",
 			met: verdict(ls.pct(0.5), 300*time.Microsecond, ctlFloor.pct(0.5), refControl)},
 		row{what: "", floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(ls, ctlFloor)},
+		row{what: "", floor: "go-sdk server, no-op tool " + stat(sdkFloor), ratio: ratio(ls, sdkFloor)},
 		row{what: fmt.Sprintf("list_sessions over stdio, bare JSON-RPC client (n=%d)", n), value: stat(bare), floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(bare, ctlFloor)},
+		row{what: "", floor: "go-sdk server, no-op tool " + stat(bareSDKFloor), ratio: ratio(bare, bareSDKFloor)},
 	)
 
 	if cl.has("run_shell_command") {
@@ -265,4 +275,31 @@ func ratio(a, floor samples) string {
 		return ""
 	}
 	return fmt.Sprintf("%.2f×", float64(a.pct(0.5))/float64(f))
+}
+
+// noopFloors times the go-sdk's own round trip (see noopServerArg) with the go-sdk client and
+// with the bare one.
+func noopFloors(ctx context.Context, timeN func(func() error) (samples, error)) (sdk, bare samples, err error) {
+	cmd, err := noopCommand()
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := connectCmd(ctx, cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cl.close()
+	if sdk, err = timeN(func() error { _, err := cl.call(ctx, "noop", map[string]any{}); return err }); err != nil {
+		return nil, nil, err
+	}
+	if cmd, err = noopCommand(); err != nil {
+		return nil, nil, err
+	}
+	raw, err := startRawCmd(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer raw.close()
+	bare, err = timeN(func() error { return raw.callTool("noop") })
+	return sdk, bare, err
 }

@@ -20,6 +20,10 @@ type rawClient struct {
 func startRaw(bin string, tmx *benchTmux) (*rawClient, error) {
 	cmd := exec.Command(bin)
 	cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock)
+	return startRawCmd(cmd)
+}
+
+func startRawCmd(cmd *exec.Cmd) (*rawClient, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -52,10 +56,10 @@ func (c *rawClient) send(line string) error {
 	return err
 }
 
-// listSessions calls list_sessions once.
-func (c *rawClient) listSessions() error {
+// callTool calls a tool without arguments once.
+func (c *rawClient) callTool(name string) error {
 	c.id++
-	return c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}`, c.id))
+	return c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, c.id, name))
 }
 
 func (c *rawClient) close() {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -54,8 +53,8 @@ type IO struct {
 	Env            []string
 	// StdinIsTerminal says a person typed the command in a terminal.
 	StdinIsTerminal bool
-	// OwnProcess lets Run tune the process it runs in for serving over stdio (GOMAXPROCS and
-	// stdin's mode, see pollableStdin): main sets it; tests, which share a process, do not.
+	// OwnProcess lets Run tune the process it runs in for serving over stdio (see
+	// TuneForStdio): main sets it; tests, which share a process, do not.
 	OwnProcess bool
 }
 
@@ -115,20 +114,10 @@ func Run(ctx context.Context, args []string, sio IO) int {
 	stdio := cmd == "serve" && st.http == ""
 	stdin := sio.Stdin
 	if stdio && sio.OwnProcess {
-		// One thread runs the Go code (see pollableStdin). Set before the server is built:
-		// later, it costs a stop of the world with every P's cached memory to hand back.
-		if _, set := lookup(sio.Env, "GOMAXPROCS"); !set {
-			runtime.GOMAXPROCS(1)
-		}
-		// The live heap is under 1 MB; at GOGC=100 the collector's 4 MB minimum heap mostly
-		// holds the go-sdk's 32 KB decode buffers, garbage from the moment each message is
-		// read. 70 lowers that floor to 2.8 MB (about 1 MB less RSS); the collector runs a
-		// little more often, over the same small live heap, at no measurable latency.
-		if _, set := lookup(sio.Env, "GOGC"); !set {
-			debug.SetGCPercent(70)
-		}
+		// Before the server is built: changing GOMAXPROCS later costs a stop of the world
+		// with every P's cached memory to hand back.
 		var restore func()
-		stdin, restore = pollableStdin(stdin)
+		stdin, restore = TuneForStdio(stdin, sio.Env)
 		defer restore()
 	}
 	// Start-up is mostly garbage (see pauseGC): over stdio the collector resumes once the first
