@@ -63,20 +63,7 @@ func (c *client) call(ctx context.Context, name string, args any) (*mcp.CallTool
 
 // timeCalls times n calls after a few untimed warm-up calls.
 func (c *client) timeCalls(ctx context.Context, name string, args any, n int) (samples, error) {
-	for i := 0; i < 3; i++ {
-		if _, err := c.call(ctx, name, args); err != nil {
-			return nil, err
-		}
-	}
-	var s samples
-	for i := 0; i < n; i++ {
-		start := time.Now()
-		if _, err := c.call(ctx, name, args); err != nil {
-			return nil, err
-		}
-		s = append(s, time.Since(start))
-	}
-	return s, nil
+	return timeSamples(3, n, func() error { _, err := c.call(ctx, name, args); return err })
 }
 
 // timeWake measures wait_for_text from the moment tmux emits the awaited text (seen by the

@@ -135,22 +135,7 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 	}
 	defer floor.close()
 	args := map[string]any{}
-	timeN := func(f func() error) (samples, error) {
-		for i := 0; i < warmup; i++ {
-			if err := f(); err != nil {
-				return nil, err
-			}
-		}
-		var s samples
-		for i := 0; i < n; i++ {
-			start := time.Now()
-			if err := f(); err != nil {
-				return nil, err
-			}
-			s = append(s, time.Since(start))
-		}
-		return s, nil
-	}
+	timeN := func(f func() error) (samples, error) { return timeSamples(warmup, n, f) }
 	ls, err := timeN(func() error { _, err := cl.call(ctx, "list_sessions", args); return err })
 	if err != nil {
 		return err
@@ -252,6 +237,24 @@ func worse(a, b string) string {
 
 // durations of repeated measurements.
 type samples []time.Duration
+
+// timeSamples times n calls of f after warm untimed ones.
+func timeSamples(warm, n int, f func() error) (samples, error) {
+	for i := 0; i < warm; i++ {
+		if err := f(); err != nil {
+			return nil, err
+		}
+	}
+	var s samples
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if err := f(); err != nil {
+			return nil, err
+		}
+		s = append(s, time.Since(start))
+	}
+	return s, nil
+}
 
 func (s samples) pct(p float64) time.Duration {
 	if len(s) == 0 {

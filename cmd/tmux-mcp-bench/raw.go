@@ -24,15 +24,8 @@ func startRaw(bin string, tmx *benchTmux) (*rawClient, error) {
 }
 
 func startRawCmd(cmd *exec.Cmd) (*rawClient, error) {
-	in, err := cmd.StdinPipe()
+	in, out, err := startPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	c := &rawClient{cmd: cmd, in: in, out: bufio.NewReader(out)}

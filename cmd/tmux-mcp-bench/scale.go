@@ -48,11 +48,11 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	if err := tmx.fill(floor, manyPanes-1, func(int) string { return "cat" }); err != nil {
 		return nil, err
 	}
-	lp, err := timeSamples(scaleSamples, func() error { _, err := cl.call(ctx, "list_panes", map[string]any{}); return err })
+	lp, err := timeSamples(1, scaleSamples, func() error { _, err := cl.call(ctx, "list_panes", map[string]any{}); return err })
 	if err != nil {
 		return nil, err
 	}
-	lpFloor, err := timeSamples(scaleSamples, func() error {
+	lpFloor, err := timeSamples(1, scaleSamples, func() error {
 		return floor.do([]string{"list-panes", "-a", "-F", tmux.PaneFormat()}, []string{"list-clients"})
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 		return nil, err
 	}
 	args := map[string]any{"pattern": `NEEDLE \d+`, "regex": true, "match_case": true, "content_start": -searchLines}
-	sp, err := timeSamples(scaleSamples/2, func() error { _, err := cl.call(ctx, "search_panes", args); return err })
+	sp, err := timeSamples(1, scaleSamples/2, func() error { _, err := cl.call(ctx, "search_panes", args); return err })
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	for i, id := range ids {
 		captures[i] = []string{"capture-pane", "-p", "-J", "-S", strconv.Itoa(-searchLines), "-t", id}
 	}
-	spFloor, err := timeSamples(scaleSamples/2, func() error { return floor.do(captures...) })
+	spFloor, err := timeSamples(1, scaleSamples/2, func() error { return floor.do(captures...) })
 	if err != nil {
 		return nil, err
 	}
@@ -143,20 +143,4 @@ func (t *benchTmux) waitHistory(n, lines int) ([]string, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// timeSamples times n calls of f after one untimed call.
-func timeSamples(n int, f func() error) (samples, error) {
-	if err := f(); err != nil {
-		return nil, err
-	}
-	var s samples
-	for i := 0; i < n; i++ {
-		start := time.Now()
-		if err := f(); err != nil {
-			return nil, err
-		}
-		s = append(s, time.Since(start))
-	}
-	return s, nil
 }

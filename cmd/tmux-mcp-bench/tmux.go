@@ -120,9 +120,8 @@ type waiter struct {
 func (t *benchTmux) control(ctx context.Context, session string) (*ctl, error) {
 	cmd := exec.Command("tmux", "-S", t.sock, "-C", "attach-session", "-t", session)
 	cmd.Env = t.env
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	stdin, stdout, err := startPiped(cmd)
+	if err != nil {
 		return nil, err
 	}
 	c := &ctl{cmd: cmd}
@@ -183,15 +182,8 @@ type ctlFloor struct {
 func (t *benchTmux) controlFloor() (*ctlFloor, error) {
 	cmd := exec.Command("tmux", "-S", t.sock, "-C", "attach-session", "-t", t.session)
 	cmd.Env = t.env
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := startPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	c := &ctlFloor{cmd: cmd, stdin: stdin, r: bufio.NewReader(stdout)}
@@ -286,3 +278,19 @@ func tmuxVersion() string {
 }
 
 func numCPU() int { return runtime.NumCPU() }
+
+// startPiped starts cmd with a pipe to its stdin and one from its stdout.
+func startPiped(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
+	}
+	return stdin, stdout, nil
+}
