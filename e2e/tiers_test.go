@@ -145,9 +145,10 @@ func TestAnnotations(t *testing.T) {
 	}
 }
 
-// The server registers its tools beside the handshake: a tools/list sent the moment
-// initialize is answered still lists every tool, the capability does not claim the list
-// changes, and no tools/list_changed notification follows.
+// The server registers its tools beside the handshake (server.TestToolsWaitForRegistration
+// holds the registration to show tools/list waits for it): through the built binary, a
+// tools/list sent the moment initialize is answered lists every tool, the capability does not
+// claim the list changes, and no tools/list_changed notification follows.
 func TestToolsRegisteredAtStart(t *testing.T) {
 	tmx := testtmux.New(t)
 	for i := 0; i < 5; i++ {

@@ -89,26 +89,30 @@ func New(opts Options) (*Server, error) {
 
 // registerTools hands the offered tools to the go-sdk. It runs beside the handshake: the SDK
 // re-encodes and re-decodes every schema it is given, which for 57 tools is most of the
-// server's start-up (about 9 ms of a 15 ms build on the 2-core VMs measured), and nothing
-// needs the SDK's tool list before the client's first request after initialize.
+// server's start-up (about 9 ms of a 15 ms build on the 2-core VMs measured), and only
+// tools/list and tools/call need the SDK's tool list (see waitRegistered).
 func (s *Server) registerTools() {
 	defer close(s.registered)
+	if beforeRegister != nil {
+		beforeRegister()
+	}
 	for _, t := range s.order {
 		s.mcp.AddTool(&mcp.Tool{
 			Name: t.Name, Title: t.Title, Description: t.Description,
 			InputSchema: t.inputSchema, OutputSchema: t.outputSchema,
 			Annotations: t.Annotations.mcp(),
 		}, s.handler(t))
-		// With one P (see cli.tuneForStdio), let an arriving initialize in between tools.
+		// On one thread (cli.TuneForStdio), let an arriving initialize in between tools.
 		runtime.Gosched()
 	}
 }
 
-// waitRegistered holds every request but initialize until the tools are registered, so that
-// tools/list and tools/call always see the whole catalogue.
+// waitRegistered holds tools/list and tools/call until the tools are registered, so that they
+// always see the whole catalogue. The handshake (initialize, or server/discover) and the rest
+// never read the SDK's tool list: they go on at once.
 func (s *Server) waitRegistered(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "initialize" {
+		if method == "tools/list" || method == "tools/call" {
 			select {
 			case <-s.registered:
 			case <-ctx.Done():
@@ -118,6 +122,9 @@ func (s *Server) waitRegistered(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// beforeRegister, when set (tests), runs before registerTools hands over the first tool.
+var beforeRegister func()
 
 // Registered is closed once every offered tool is registered with the go-sdk server.
 func (s *Server) Registered() <-chan struct{} { return s.registered }

@@ -122,8 +122,8 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 
 	// Cheap read, with its floors: the go-sdk client, a bare client and a bare control-mode
 	// client, each for n calls in a row. Back to back, as the spec's reference floors were
-	// measured: on these VMs a call after an idle moment also pays for waking idle vCPUs
-	// (tmux's own round trip goes from ~0.05 to ~0.3 ms with 10 ms between calls).
+	// measured: on these VMs a call after an idle moment is slower in every process involved
+	// (README, Benchmark).
 	raw, err := startRaw(bin, tmx)
 	if err != nil {
 		return err

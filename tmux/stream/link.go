@@ -77,7 +77,7 @@ func (l *link) addWatch(pane string) *Watch {
 	if fresh {
 		l.kick() // find out soon whether the pane exists at all
 	}
-	return &Watch{link: l, ps: ps}
+	return &Watch{hub: l.hub, session: l.session, ps: ps}
 }
 
 // release drops one reference to ps; the last one drops the stream, and the

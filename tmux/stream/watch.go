@@ -9,16 +9,17 @@ import (
 // of one pane share its ring; offsets are absolute, so each holder keeps
 // its own. Methods are safe for concurrent use.
 type Watch struct {
-	link *link // the link that started it; ps.link carries it now
-	ps   *paneStream
-	once sync.Once
+	hub     *Hub
+	session string
+	ps      *paneStream
+	once    sync.Once
 }
 
 // Pane returns the watched pane's id.
 func (w *Watch) Pane() string { return w.ps.id }
 
 // Session returns the session whose connection carries the stream.
-func (w *Watch) Session() string { return w.link.session }
+func (w *Watch) Session() string { return w.session }
 
 // Offset returns the current end of the stream: reading from it later
 // returns everything the pane printed after this call.
@@ -51,9 +52,8 @@ func (w *Watch) Err() error { return w.ps.ring.Err() }
 // lingers, then closes. Release is idempotent.
 func (w *Watch) Release() {
 	w.once.Do(func() {
-		h := w.link.hub
-		h.mu.Lock() // ps.link may change under Hub.replace
+		w.hub.mu.Lock() // ps.link changes under Hub.replace
 		w.ps.link.release(w.ps)
-		h.mu.Unlock()
+		w.hub.mu.Unlock()
 	})
 }
