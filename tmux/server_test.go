@@ -244,3 +244,37 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// Closing a Server detaches its command client and its stream connections (three sessions
+// watched here): tmux must survive it, turn after turn.
+func TestCloseLeavesTmuxRunning(t *testing.T) {
+	tmx := testtmux.New(t)
+	var sessions, panes []string
+	for _, name := range []string{"a", "b", "c"} {
+		s, p := tmx.NewSession(name)
+		sessions, panes = append(sessions, s), append(panes, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := 0; i < 10; i++ {
+		ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env, Timeout: 3 * time.Second})
+		hub, err := ts.Hub()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range sessions {
+			if _, err := hub.Watch(ctx, sessions[j], panes[j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := ts.Query(ctx, []string{"list-sessions"}); err != nil {
+			t.Fatal(err)
+		}
+		tmx.Tmux("send-keys", "-t", panes[i%len(panes)], "echo hi", "Enter")
+		ts.Close()
+		time.Sleep(100 * time.Millisecond)
+		if out, err := tmx.TryTmux("list-sessions"); err != nil {
+			t.Fatalf("turn %d: tmux died when a Server closed: %v: %s", i, err, out)
+		}
+	}
+}

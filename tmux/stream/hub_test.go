@@ -29,8 +29,10 @@ type fixture struct {
 	// serverKilled: the test kills tmux itself.
 	serverKilled bool
 
-	cmu   sync.Mutex
-	cconn *control.Conn // command connection for alive
+	cmu         sync.Mutex
+	cconn       *control.Conn   // command connection for alive
+	cconnExited <-chan struct{} // closed when its process has exited
+	closing     bool            // the test is over: no new command connection
 }
 
 func newFixture(t *testing.T, opts HubOptions) *fixture {
@@ -40,19 +42,29 @@ func newFixture(t *testing.T, opts HubOptions) *fixture {
 	opts.Alive = f.alive
 	f.hub = NewHub(opts)
 	t.Cleanup(func() { // runs before the server is killed
-		f.hub.Close()
+		// The fixture's own command connection goes first, and alone: no new one is
+		// opened from now on, and the Hub's clients leave only once it has.
 		f.cmu.Lock()
-		if f.cconn != nil {
-			f.cconn.Close()
-		}
+		f.closing = true
+		cc, exited := f.cconn, f.cconnExited
+		f.cconn = nil
 		f.cmu.Unlock()
+		if cc != nil {
+			cc.Close()
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Error("the fixture's command client did not exit")
+			}
+		}
+		f.hub.Close()
 		if f.serverKilled {
 			return
 		}
 		// Detaching our clients must not take tmux down with it.
 		time.Sleep(200 * time.Millisecond)
-		if _, err := f.srv.TryTmux("list-sessions"); err != nil {
-			t.Errorf("tmux server died: %v", err)
+		if out, err := f.srv.TryTmux("list-sessions"); err != nil {
+			t.Errorf("tmux server died: %v: %s", err, out)
 		}
 	})
 	return f
@@ -64,30 +76,35 @@ func (f *fixture) dial(ctx context.Context, session string, opts control.Options
 		inner := opts.OnOutput
 		opts.OnOutput = func(o control.Output) { wrap(o); inner(o) }
 	}
-	return f.spawn(session, opts)
+	conn, _, err := f.spawn(session, opts)
+	return conn, err
 }
 
-// spawn starts `tmux -C attach -t session` and a Conn over its pipes.
-func (f *fixture) spawn(session string, opts control.Options) (*control.Conn, error) {
-	cmd := exec.Command("tmux", "-S", f.srv.Socket, "-C", "attach", "-t", session)
+// spawn starts `tmux -C attach [flags] -t session` and a Conn over its pipes;
+// exited is closed when the process has exited.
+func (f *fixture) spawn(session string, opts control.Options, flags ...string) (conn *control.Conn, exited <-chan struct{}, err error) {
+	args := append([]string{"-S", f.srv.Socket, "-C", "attach"}, flags...)
+	cmd := exec.Command("tmux", append(args, "-t", session)...)
 	cmd.Env = f.srv.Env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start tmux -C: %w", err)
+		return nil, nil, fmt.Errorf("start tmux -C: %w", err)
 	}
-	conn := control.NewConn(stdout, stdin, opts)
+	conn = control.NewConn(stdout, stdin, opts)
+	done := make(chan struct{})
 	go func() {
 		<-conn.Done()
 		cmd.Wait()
+		close(done)
 	}()
-	return conn, nil
+	return conn, done, nil
 }
 
 // alive lists live panes over a command connection of its own, as the tmux
@@ -113,10 +130,17 @@ func (f *fixture) alive(ctx context.Context) (map[string]bool, error) {
 }
 
 // commandConn returns the fixture's command connection, (re)opening it on
-// any session when needed. It asks for no pane output.
+// any session when needed. It asks for no pane output from the attach on
+// (attach -f): with refresh-client -f no-output after the attach, the client
+// counted as one taking output until then, and tmux 3.3a now and then
+// segfaulted (in control_write) when the fixture closed it and the Hub's
+// client together soon after.
 func (f *fixture) commandConn(ctx context.Context) (*control.Conn, error) {
 	f.cmu.Lock()
 	defer f.cmu.Unlock()
+	if f.closing {
+		return nil, errors.New("the fixture is closing")
+	}
 	if f.cconn != nil {
 		select {
 		case <-f.cconn.Done():
@@ -134,11 +158,11 @@ func (f *fixture) commandConn(ctx context.Context) (*control.Conn, error) {
 	session, _, _ := strings.Cut(string(out), "\n")
 	attached := make(chan struct{})
 	var once sync.Once
-	c, err := f.spawn(session, control.Options{OnNotification: func(n control.Notification) {
+	c, exited, err := f.spawn(session, control.Options{OnNotification: func(n control.Notification) {
 		if n.Name == "session-changed" {
 			once.Do(func() { close(attached) })
 		}
-	}})
+	}}, "-f", "no-output")
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +174,7 @@ func (f *fixture) commandConn(ctx context.Context) (*control.Conn, error) {
 		c.Close()
 		return nil, ctx.Err()
 	}
-	if _, err := c.Do(ctx, []string{"refresh-client", "-f", "no-output"}); err != nil {
-		c.Close()
-		return nil, err
-	}
-	f.cconn = c
+	f.cconn, f.cconnExited = c, exited
 	return c, nil
 }
 
