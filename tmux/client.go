@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
@@ -16,48 +18,63 @@ import (
 // that every request does not pay for a failed attach.
 const retryAttachAfter = time.Second
 
+// quietFlags are the client flags of the control clients that never take pane output (the
+// command client, topology watches). They are given to attach-session -f, never set later by
+// refresh-client -f: in tmux 3.3a, turning no-output on frees the client's pane records but
+// leaves their pending %output blocks queued, and every later line (replies, notifications)
+// waits behind the first of them for good. A client attached to a session whose pane was
+// printing then never answered again: requests waited their whole 5 s deadline, and the
+// close after it 0.5 s more (issue 9 item 8: create_session "did not answer in time").
+const quietFlags = "no-output,ignore-size"
+
 // client is one control-mode client process and its connection.
 type client struct {
-	cmd    *exec.Cmd
-	conn   *control.Conn
-	stderr *tailBuffer
-	ident  Identity
-	once   sync.Once
+	cmd     *exec.Cmd
+	conn    *control.Conn
+	stderr  *tailBuffer
+	ident   Identity
+	quiet   bool // attached with quietFlags
+	gate    *attachGate
+	closing atomic.Bool   // we ended it: tmux is detaching it
+	exited  chan struct{} // closed once the process is reaped
+	once    sync.Once
 }
 
-// dial starts `tmux -N -C attach [-t target]` and wraps it in a control connection. -N keeps
-// the attach from ever starting a server.
-func (s *Server) dial(ctx context.Context, target string, opts control.Options) (*client, error) {
-	args := append(s.SocketArgs(), "-N", "-C", "attach-session")
-	if target != "" {
-		args = append(args, "-t", target)
+// dialSpec says which control client to attach.
+type dialSpec struct {
+	target string // session to attach to; "" means the oldest (lowest id) session
+	quiet  bool   // attach with quietFlags
+	opts   control.Options
+}
+
+// dial starts `tmux -N -C attach [-f flags] [-t target]` and wraps it in a control
+// connection. -N keeps the attach from ever starting a server. The attach holds the socket's
+// attachGate until tmux has attached the client (see attachGate).
+func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {
+	if err := s.gate.lockExclusive(ctx); err != nil {
+		return nil, fmt.Errorf("attaching a control client: %w", ErrTimeout)
 	}
-	cmd := exec.Command(s.cfg.Bin, args...)
-	cmd.Env = s.cfg.env()
-	stdin, err := cmd.StdinPipe()
+	sessions := s.settle(ctx, spec.target == "")
+	if spec.target == "" {
+		spec.target = oldestSession(sessions)
+	}
+	c, err := s.start(spec)
+	if err == nil {
+		select {
+		case <-c.conn.Ready():
+		case <-c.conn.Done(): // the attach failed: the first exchange says why
+		case <-ctx.Done():
+		}
+	}
+	s.gate.unlockExclusive()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stderr := &tailBuffer{max: 64 << 10}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoTmux, err)
-	}
-	c := &client{cmd: cmd, stderr: stderr}
-	c.conn = control.NewConn(stdout, stdin, opts)
-	go func() {
-		<-c.conn.Done()
-		c.close()
-	}()
 	// The first exchange proves the attach worked and names the daemon.
 	out, err := c.conn.Do(ctx, []string{"display-message", "-p", identityFormat})
 	if err != nil {
 		c.close()
-		if msg := stderr.String(); isNoServer(msg) {
+		if msg := c.stderr.String(); isNoServer(msg) {
 			return nil, ErrServerNotRunning
 		}
 		if ctx.Err() != nil {
@@ -72,6 +89,84 @@ func (s *Server) dial(ctx context.Context, target string, opts control.Options) 
 	return c, nil
 }
 
+// start runs the attach process and registers it with the gate.
+func (s *Server) start(spec dialSpec) (*client, error) {
+	args := []string{"-N", "-C", "attach-session"}
+	if spec.quiet {
+		args = append(args, "-f", quietFlags)
+	}
+	if spec.target != "" {
+		args = append(args, "-t", spec.target)
+	}
+	cmd := exec.Command(s.cfg.Bin, s.argv(args...)...)
+	cmd.Env = s.cfg.env()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	c := &client{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, quiet: spec.quiet, gate: s.gate, exited: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoTmux, err)
+	}
+	c.conn = control.NewConn(stdout, &clientStdin{WriteCloser: stdin, c: c}, spec.opts)
+	s.gate.add(c)
+	go func() {
+		<-c.conn.Done()
+		c.close()
+	}()
+	return c, nil
+}
+
+// oldestSession returns the session with the lowest id, or "" for tmux's choice. The command
+// client attaches there rather than to the most recent session (tmux's default), which is the
+// one an agent is most likely to kill next: every kill of it would detach the client and the
+// next request would attach a new one.
+func oldestSession(ids []string) string {
+	best, bestN := "", -1
+	for _, id := range ids {
+		if !ValidSessionID(id) {
+			continue
+		}
+		if n, err := strconv.Atoi(id[1:]); err == nil && (bestN < 0 || n < bestN) {
+			best, bestN = id, n
+		}
+	}
+	return best
+}
+
+// clientStdin is a control client's stdin. Closing it makes tmux detach the client, which
+// sends %client-detached to every control client: it waits for the gate, unless the client is
+// already leaving on its own (its output ended).
+type clientStdin struct {
+	io.WriteCloser
+	c *client
+}
+
+// closeGateWait bounds how long a close waits for an attach to finish identifying.
+const closeGateWait = 5 * time.Second
+
+func (w *clientStdin) Close() error {
+	select {
+	case <-w.c.conn.Done():
+		return w.WriteCloser.Close()
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeGateWait)
+	defer cancel()
+	err := w.c.gate.lockShared(ctx)
+	w.c.closing.Store(true)
+	cerr := w.WriteCloser.Close()
+	if err == nil {
+		w.c.gate.unlockShared()
+	}
+	return cerr
+}
+
 func (c *client) close() {
 	c.once.Do(func() {
 		c.conn.Close()
@@ -83,6 +178,7 @@ func (c *client) close() {
 			c.cmd.Process.Kill()
 			<-done
 		}
+		close(c.exited)
 	})
 }
 
@@ -92,6 +188,18 @@ func (c *client) alive() bool {
 		return false
 	default:
 		return true
+	}
+}
+
+// leaving reports whether the client is on its way out: closed by us or its output ended.
+func (c *client) leaving() bool { return c.closing.Load() || !c.alive() }
+
+func (c *client) hasExited() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -114,14 +222,9 @@ func (s *Server) commandClient(ctx context.Context) *client {
 	// tmux must not hold every other request behind it.
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	cc, err := s.dial(ctx, "", control.Options{})
-	if err != nil {
-		s.noConnUntil = time.Now().Add(retryAttachAfter)
-		return nil
-	}
 	// The command client never receives pane output and never sizes windows.
-	if _, err := cc.conn.Do(ctx, []string{"refresh-client", "-f", "no-output,ignore-size"}); err != nil {
-		cc.close()
+	cc, err := s.dial(ctx, dialSpec{quiet: true})
+	if err != nil {
 		s.noConnUntil = time.Now().Add(retryAttachAfter)
 		return nil
 	}

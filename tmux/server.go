@@ -40,7 +40,8 @@ const identityFormat = "#{pid} #{start_time} #{socket_path}"
 
 // Server is a handle on one tmux server. It is safe for concurrent use.
 type Server struct {
-	cfg Config
+	cfg  Config
+	gate *attachGate // shared by every handle on the socket
 
 	mu          sync.Mutex
 	cc          *client // the command connection, nil until needed
@@ -72,7 +73,7 @@ func NewServer(cfg Config) *Server {
 			cfg.SocketPath = p
 		}
 	}
-	return &Server{cfg: cfg}
+	return &Server{cfg: cfg, gate: gateFor(cfg)}
 }
 
 // Config returns the configuration the server was made with (with defaults filled in).
@@ -111,15 +112,20 @@ func (s *Server) SocketArgs() []string {
 	return nil
 }
 
+// argv is the argument list of one tmux process: the socket flags, then args.
+func (s *Server) argv(args ...string) []string {
+	return append(s.SocketArgs(), args...)
+}
+
 // Query runs a read-only command list (several commands see one instant) and returns each
 // command's output lines. A read interrupted by a lost connection is retried once.
 func (s *Server) Query(ctx context.Context, cmds ...[]string) ([][]string, error) {
-	return s.run(ctx, cmds, true)
+	return s.run(ctx, cmds, false)
 }
 
 // Exec runs a command list that changes something. It is never replayed.
 func (s *Server) Exec(ctx context.Context, cmds ...[]string) ([][]string, error) {
-	out, err := s.run(ctx, cmds, false)
+	out, err := s.run(ctx, cmds, true)
 	if err == nil {
 		// A mutation may have created the first session: try control mode again at once.
 		s.mu.Lock()
@@ -145,7 +151,10 @@ func (s *Server) withTimeout(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(ctx, s.cfg.Timeout)
 }
 
-func (s *Server) run(ctx context.Context, cmds [][]string, retry bool) ([][]string, error) {
+// run sends cmds over the command connection, or spawns them. A read interrupted by a lost
+// connection is retried once; a mutation never is, and holds the attach gate shared while it
+// runs (see attachGate).
+func (s *Server) run(ctx context.Context, cmds [][]string, mutation bool) ([][]string, error) {
 	if len(cmds) == 0 {
 		return nil, errors.New("tmux: no command")
 	}
@@ -153,23 +162,22 @@ func (s *Server) run(ctx context.Context, cmds [][]string, retry bool) ([][]stri
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		cc := s.commandClient(ctx)
-		if cc == nil {
-			return s.spawnList(ctx, cmds)
-		}
-		out, err := cc.conn.Do(ctx, cmds...)
+		out, err := s.send(ctx, cc, cmds, mutation)
 		if err == nil {
 			return out, nil
 		}
 		var ce *control.CommandError
 		switch {
+		case cc == nil:
+			return out, err
 		case errors.As(err, &ce):
 			return out, &CommandError{Command: ce.Command, Message: ce.Message}
 		case errors.Is(err, control.ErrUnsendable), errors.Is(err, control.ErrUnsupported):
 			// Words control mode cannot carry, or commands that would desynchronise it.
-			return s.spawnList(ctx, cmds)
+			return s.locked(ctx, mutation, cmds, func() ([][]string, error) { return s.spawnList(ctx, cmds) })
 		case errors.Is(err, control.ErrClosed):
 			s.dropClient(cc)
-			if retry && attempt == 0 {
+			if !mutation && attempt == 0 {
 				continue
 			}
 			return nil, fmt.Errorf("tmux connection lost during %s (it may or may not have run): %w", cmds[0][0], err)
@@ -179,6 +187,28 @@ func (s *Server) run(ctx context.Context, cmds [][]string, retry bool) ([][]stri
 			return nil, err
 		}
 	}
+}
+
+// send runs cmds over cc, or spawned when cc is nil.
+func (s *Server) send(ctx context.Context, cc *client, cmds [][]string, mutation bool) ([][]string, error) {
+	return s.locked(ctx, mutation, cmds, func() ([][]string, error) {
+		if cc == nil {
+			return s.spawnList(ctx, cmds)
+		}
+		return cc.conn.Do(ctx, cmds...)
+	})
+}
+
+// locked runs fn, holding the attach gate shared when it is a mutation that may notify.
+func (s *Server) locked(ctx context.Context, mutation bool, cmds [][]string, fn func() ([][]string, error)) ([][]string, error) {
+	if !mutation || !notifies(cmds...) {
+		return fn()
+	}
+	if err := s.gate.lockShared(ctx); err != nil {
+		return nil, s.timeoutError(ctx, cmds)
+	}
+	defer s.gate.unlockShared()
+	return fn()
 }
 
 func (s *Server) timeoutError(ctx context.Context, cmds [][]string) error {

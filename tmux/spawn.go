@@ -25,22 +25,26 @@ func (s *Server) spawnList(ctx context.Context, cmds [][]string) ([][]string, er
 	return out, nil
 }
 
-// Spawn runs one command in its own tmux process, feeding it stdin when not nil.
+// Spawn runs one command in its own tmux process, feeding it stdin when not nil. It counts as
+// a mutation (see attachGate).
 func (s *Server) Spawn(ctx context.Context, stdin []byte, args ...string) ([]string, error) {
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	out, err := s.spawn(ctx, stdin, args...)
+	out, err := s.locked(ctx, true, [][]string{args}, func() ([][]string, error) {
+		lines, err := s.spawn(ctx, stdin, args...)
+		return [][]string{lines}, err
+	})
 	if err == nil {
 		s.mu.Lock()
 		s.noConnUntil = time.Time{}
 		s.mu.Unlock()
+		return out[0], nil
 	}
-	return out, err
+	return nil, err
 }
 
 func (s *Server) spawn(ctx context.Context, stdin []byte, args ...string) ([]string, error) {
-	argv := append(s.SocketArgs(), args...)
-	cmd := exec.CommandContext(ctx, s.cfg.Bin, argv...)
+	cmd := exec.CommandContext(ctx, s.cfg.Bin, s.argv(args...)...)
 	cmd.Env = s.cfg.env()
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)

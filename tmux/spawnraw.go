@@ -12,11 +12,17 @@ import (
 // SpawnRaw runs one command in its own tmux process, feeding it stdin when not nil, and
 // returns its standard output byte for byte (Spawn splits it into lines, which loses whether
 // it ended with a newline). At most max bytes are kept, from the end: the rest is counted in
-// dropped.
+// dropped. Like Spawn, it counts as a mutation (see attachGate).
 func (s *Server) SpawnRaw(ctx context.Context, stdin []byte, max int, args ...string) (out []byte, dropped int64, err error) {
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, s.cfg.Bin, append(s.SocketArgs(), args...)...)
+	if notifies(args) {
+		if err := s.gate.lockShared(ctx); err != nil {
+			return nil, 0, s.timeoutError(ctx, [][]string{args})
+		}
+		defer s.gate.unlockShared()
+	}
+	cmd := exec.CommandContext(ctx, s.cfg.Bin, s.argv(args...)...)
 	cmd.Env = s.cfg.env()
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)

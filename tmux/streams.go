@@ -27,7 +27,7 @@ func (s *Server) Hub() (*stream.Hub, error) {
 }
 
 func (s *Server) dialStream(ctx context.Context, sessionID string, opts control.Options) (*control.Conn, error) {
-	c, err := s.dial(ctx, sessionID, opts)
+	c, err := s.dial(ctx, dialSpec{target: sessionID, opts: opts})
 	if err != nil {
 		return nil, err
 	}

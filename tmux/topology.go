@@ -19,7 +19,7 @@ type TopologyWatch struct {
 	c *client
 }
 
-// WatchTopology attaches a control client to the server (to its most recently used session)
+// WatchTopology attaches a control client to the server (to its oldest session)
 // and calls fn, on the client's reader goroutine, with every notification tmux sends it:
 // %sessions-changed, %window-add, %unlinked-window-close, %layout-change, ... fn must return
 // quickly. The watch ends (Done) when its session is destroyed or the
@@ -42,13 +42,8 @@ func (s *Server) WatchSessionTopology(ctx context.Context, sessionID string, fn 
 func (s *Server) watchTopology(ctx context.Context, target string, fn func(control.Notification)) (*TopologyWatch, error) {
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	c, err := s.dial(ctx, target, control.Options{OnNotification: fn})
+	c, err := s.dial(ctx, dialSpec{target: target, quiet: true, opts: control.Options{OnNotification: fn}})
 	if err != nil {
-		return nil, err
-	}
-	_, err = c.conn.Do(ctx, []string{"refresh-client", "-f", "no-output,ignore-size"})
-	if err != nil {
-		c.close()
 		return nil, err
 	}
 	return &TopologyWatch{c: c}, nil

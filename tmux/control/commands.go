@@ -157,6 +157,11 @@ func resolveCommand(name string) string {
 	return found
 }
 
+// CommandName returns the full name tmux runs for name (an alias such as "renamew", or a
+// unique prefix such as "rename-w"), or "" when tmux would refuse it or does not have it in
+// its 3.3a command table.
+func CommandName(name string) string { return resolveCommand(name) }
+
 // checkSupported returns an error wrapping ErrUnsupported when one of cmds
 // would break the control connection.
 func checkSupported(cmds [][]string) error {
