@@ -58,6 +58,12 @@ func startOn(t testing.TB, tmx *testtmux.Server, env ...string) *Client {
 	cmd := exec.Command(binary)
 	cmd.Env = append(append([]string{}, tmx.Env...), "LIBTMUX_SOCKET_PATH="+tmx.Socket)
 	cmd.Env = append(cmd.Env, env...)
+	return connect(t, tmx, cmd)
+}
+
+// connect starts cmd (the binary, with its environment set) and connects to it.
+func connect(t testing.TB, tmx *testtmux.Server, cmd *exec.Cmd) *Client {
+	t.Helper()
 	cmd.Stderr = &testWriter{t: t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -47,7 +47,7 @@ type dialSpec struct {
 	opts   control.Options
 }
 
-// dial starts `tmux -N -C attach [-f flags] [-t target]` and wraps it in a control
+// dial starts `tmux -u -N -C attach [-f flags] [-t target]` and wraps it in a control
 // connection. -N keeps the attach from ever starting a server. The attach holds the socket's
 // attachGate until tmux has attached the client (see attachGate).
 func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {

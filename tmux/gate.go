@@ -81,9 +81,19 @@ func gateFor(cfg Config) *attachGate {
 	return g
 }
 
-// socketKey resolves the socket the way tmux does, so that -L name and the -S path it stands
-// for share a gate.
+// socketKey names the socket for gateFor: its path with symbolic links resolved.
 func (c Config) socketKey() string {
+	p := c.socketPath()
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p
+}
+
+// socketPath is the socket file cfg reaches, resolved the way tmux resolves it: -S as given
+// (made absolute), a -L name (or "default") under $TMUX_TMPDIR of the configured environment
+// (else /tmp), in tmux-<uid>.
+func (c Config) socketPath() string {
 	p := c.SocketPath
 	if p == "" {
 		name := c.SocketName
@@ -100,9 +110,6 @@ func (c Config) socketKey() string {
 	}
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
 	}
 	return p
 }

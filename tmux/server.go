@@ -112,9 +112,18 @@ func (s *Server) SocketArgs() []string {
 	return nil
 }
 
-// argv is the argument list of one tmux process: the socket flags, then args.
+// SocketPath returns the socket file this handle reaches: the -S path, or where tmux puts a
+// -L name (or the default socket) for the configured environment's TMUX_TMPDIR.
+func (s *Server) SocketPath() string { return s.cfg.socketPath() }
+
+// argv is the argument list of every tmux process we start: -u, the socket flags, then args.
+// -u makes tmux treat the client as UTF-8 whatever the caller's locale. Without it tmux
+// decides from LC_ALL, LC_CTYPE and LANG, and under the bare environment MCP clients give
+// their servers (env -i, LANG=C, LC_ALL=POSIX) it printed every non-ASCII byte of names,
+// titles and formats as "_", our U+241E field separator included (issue 10 §1). The tmux
+// server picks a UTF-8 locale of its own (C.UTF-8 or en_US.UTF-8) whatever its environment.
 func (s *Server) argv(args ...string) []string {
-	return append(s.SocketArgs(), args...)
+	return append(append([]string{"-u"}, s.SocketArgs()...), args...)
 }
 
 // Query runs a read-only command list (several commands see one instant) and returns each

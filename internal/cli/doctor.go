@@ -3,41 +3,40 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/server"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// doctor prints what a person needs to check a set-up: the tmux binary, the socket, the
-// servers it can reach, the caller pane and the tier.
+// doctor prints what a person needs to check a set-up: the tmux binary, the locale, the socket,
+// the servers it can reach, the caller pane and the tier. Every check runs the way the server
+// runs tmux (same binary, socket and environment), so what it reports is what the server will
+// see; it exits 1 when something would fail.
 func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.Options, sio IO) int {
 	w := sio.Stdout
-	status := 0
-	bin := opts.TmuxBin
-	if bin == "" {
-		bin = "tmux"
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
 	}
-	path, _ := exec.LookPath(bin)
-	v, err := exec.CommandContext(ctx, bin, "-V").Output()
-	if err != nil {
-		fmt.Fprintf(w, "tmux binary:   %s: cannot run: %v\n", bin, err)
-		status = 1
+	ok := doctorBinary(ctx, w, opts.TmuxBin, env)
+	doctorLocale(w, env)
+	ts := tmux.NewServer(tmux.Config{Bin: opts.TmuxBin, SocketName: opts.SocketName, SocketPath: opts.SocketPath, Env: env, Timeout: opts.TmuxTimeout})
+	defer ts.Close()
+	if label, path := st.socketLabel(), ts.SocketPath(); strings.Contains(label, path) {
+		fmt.Fprintf(w, "socket:        %s\n", label)
 	} else {
-		fmt.Fprintf(w, "tmux binary:   %s (%s)\n", path, strings.TrimSpace(string(v)))
+		fmt.Fprintf(w, "socket:        %s (%s)\n", label, path)
 	}
-	fmt.Fprintf(w, "socket:        %s\n", st.socketLabel())
-	if res, err := srv.Call(ctx, "get_server_info", json.RawMessage("{}")); err == nil && !res.IsError {
-		var info server.ServerInfo
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &info)
-		if info.IsAlive {
-			fmt.Fprintf(w, "server:        running (pid %d, tmux %s, %s): %d sessions, %d windows, %d panes, %d attached terminal clients\n",
-				info.PID, info.Version, info.SocketPath, info.SessionCount, info.WindowCount, info.PaneCount, info.AttachedClients)
-		} else {
-			fmt.Fprintf(w, "server:        not running (create_session starts one)\n")
-		}
-	}
+	ok = doctorServer(ctx, w, srv, ts) && ok
 	if res, err := srv.Call(ctx, "list_servers", json.RawMessage("{}")); err == nil && !res.IsError {
 		var out struct{ Servers []server.ServerInfo }
 		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
@@ -53,5 +52,125 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 		fmt.Fprintf(w, "caller pane:   none (not running inside tmux)\n")
 	}
 	fmt.Fprintf(w, "safety tier:   %s (%d tools offered)\n", opts.Safety, len(srv.Tools()))
-	return status
+	if !ok {
+		return 1
+	}
+	return 0
+}
+
+// doctorBinary runs tmux -V in the server's environment: a tmux that finds no UTF-8 locale
+// refuses to start at all ("need UTF-8 locale").
+func doctorBinary(ctx context.Context, w io.Writer, bin string, env []string) bool {
+	if bin == "" {
+		bin = "tmux"
+	}
+	path, _ := exec.LookPath(bin)
+	cmd := exec.CommandContext(ctx, bin, "-u", "-V")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(w, "tmux binary:   %s: FAILS in the server's environment: %v: %s\n", bin, err, strings.TrimSpace(string(out)))
+		return false
+	}
+	fmt.Fprintf(w, "tmux binary:   %s (%s)\n", path, strings.TrimSpace(string(out)))
+	return true
+}
+
+// doctorLocale says which locale the server's environment sets. The server does not depend on
+// it (tmux runs with -u), but the shells of the sessions it starts inherit it.
+func doctorLocale(w io.Writer, env []string) {
+	var set []string
+	ctype := ""
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v, ok := lookup(env, k); ok && v != "" {
+			set = append(set, k+"="+v)
+			if ctype == "" {
+				ctype = v
+			}
+		}
+	}
+	desc := "none set"
+	if len(set) > 0 {
+		desc = strings.Join(set, " ")
+	}
+	u := strings.ToUpper(ctype)
+	if strings.Contains(u, "UTF-8") || strings.Contains(u, "UTF8") {
+		fmt.Fprintf(w, "locale:        %s (UTF-8)\n", desc)
+		return
+	}
+	fmt.Fprintf(w, "locale:        %s (not UTF-8): fine for tmux-mcp, which runs tmux with -u, but the shells of sessions it starts get this locale too (zsh, for one, cannot edit typed non-ASCII text then): set LANG=C.UTF-8 in the server's environment if they need one\n", desc)
+}
+
+// doctorProbe is text that must come back from tmux byte for byte: non-ASCII, and the field
+// separator the engine parses formats with.
+const doctorProbe = "tmux-mcp é 日本 ␞"
+
+// doctorServer says whether the server runs and checks that what tmux prints reaches the
+// server unchanged, over control mode and through a spawned tmux.
+func doctorServer(ctx context.Context, w io.Writer, srv *server.Server, ts *tmux.Server) bool {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	id, err := ts.Identity(ctx)
+	switch {
+	case errors.Is(err, tmux.ErrServerNotRunning):
+		fmt.Fprintf(w, "server:        not running (create_session starts one)\n")
+		return true
+	case err != nil:
+		fmt.Fprintf(w, "server:        FAILS: cannot reach it: %v\n", err)
+		return false
+	}
+	ok := true
+	for _, via := range []struct {
+		name string
+		run  func() ([]string, error)
+	}{
+		{"control mode", func() ([]string, error) {
+			out, err := ts.Query(ctx, []string{"display-message", "-p", doctorProbe})
+			if err != nil {
+				return nil, err
+			}
+			return out[0], nil
+		}},
+		{"spawned tmux", func() ([]string, error) { return ts.Spawn(ctx, nil, "display-message", "-p", doctorProbe) }},
+	} {
+		out, err := via.run()
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "server:        FAILS: a command through %s failed: %v\n", via.name, err)
+			ok = false
+		case len(out) != 1 || out[0] != doctorProbe:
+			fmt.Fprintf(w, "server:        FAILS: %s returned %q for %q: names, titles and pane text would not read back as they are\n", via.name, out, doctorProbe)
+			ok = false
+		}
+	}
+	res, err := srv.Call(ctx, "get_server_info", json.RawMessage("{}"))
+	var info server.ServerInfo
+	if err == nil && !res.IsError {
+		json.Unmarshal(res.StructuredContent.(json.RawMessage), &info)
+	}
+	if !info.IsAlive {
+		fmt.Fprintf(w, "server:        FAILS: running (pid %d) but its state cannot be read: %s\n", id.PID, callError(ctx, srv, "list_sessions"))
+		return false
+	}
+	fmt.Fprintf(w, "server:        running (pid %d, tmux %s, %s): %d sessions, %d windows, %d panes, %d attached terminal clients\n",
+		info.PID, info.Version, info.SocketPath, info.SessionCount, info.WindowCount, info.PaneCount, info.AttachedClients)
+	return ok
+}
+
+// callError calls a tool and describes how it failed.
+func callError(ctx context.Context, srv *server.Server, tool string) string {
+	res, err := srv.Call(ctx, tool, json.RawMessage("{}"))
+	switch {
+	case err != nil:
+		return err.Error()
+	case !res.IsError:
+		return tool + " works, yet get_server_info found no server"
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return strings.ReplaceAll(b.String(), "\n", " ")
 }

@@ -82,23 +82,29 @@ func New(t testing.TB) *Server {
 	return s
 }
 
-// Env is a clean environment: HOME and TMUX_TMPDIR in temp dirs, no TMUX or TMUX_PANE, a fixed prompt.
+// Env is a clean environment: HOME and TMUX_TMPDIR in temp dirs, no TMUX or TMUX_PANE, a fixed
+// prompt, and no locale at all (no LANG, LC_ALL or LC_*), as MCP clients start servers (env -i
+// with PATH and HOME): the engine must work without one, and so must the tmux server and the
+// shells it starts. The test helpers' own tmux commands pass -u to read non-ASCII exactly.
 func Env(home, tmpdir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
+		if k == "LANG" || k == "LANGUAGE" || strings.HasPrefix(k, "LC_") {
+			continue
+		}
 		switch k {
 		case "TMUX", "TMUX_PANE", "HOME", "TMUX_TMPDIR", "PS1", "HISTFILE", "ENV", "BASH_ENV", "LIBTMUX_SOCKET", "LIBTMUX_SOCKET_PATH", "LIBTMUX_SAFETY", "LIBTMUX_MCP_TOOLS", "LIBTMUX_MCP_AUDIT":
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "HOME="+home, "TMUX_TMPDIR="+tmpdir, "PS1=$ ", "HISTFILE=", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	return append(env, "HOME="+home, "TMUX_TMPDIR="+tmpdir, "PS1=$ ", "HISTFILE=")
 }
 
-// Args prefixes args with the socket and config flags.
+// Args prefixes args with -u (UTF-8 whatever the locale), the socket and the config flags.
 func (s *Server) Args(args ...string) []string {
-	return append([]string{"-S", s.Socket, "-f", s.Conf}, args...)
+	return append([]string{"-u", "-S", s.Socket, "-f", s.Conf}, args...)
 }
 
 // Tmux runs a tmux command against the server and returns its output, failing the test on error.
