@@ -35,6 +35,7 @@ type client struct {
 	ident   Identity
 	quiet   bool // attached with quietFlags
 	gate    *attachGate
+	pid     atomic.Int64  // #{client_pid}; the process's pid until the attach says
 	closing atomic.Bool   // we ended it: tmux is detaching it
 	exited  chan struct{} // closed once the process is reaped
 	once    sync.Once
@@ -70,8 +71,9 @@ func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The first exchange proves the attach worked and names the daemon.
-	out, err := c.conn.Do(ctx, []string{"display-message", "-p", identityFormat})
+	// The first exchange proves the attach worked, names the daemon and the pid tmux knows
+	// the client by (a wrapper given as the binary may have forked it).
+	out, err := c.conn.Do(ctx, []string{"display-message", "-p", identityFormat}, []string{"display-message", "-p", "#{client_pid}"})
 	if err != nil {
 		c.close()
 		if msg := c.stderr.String(); isNoServer(msg) {
@@ -85,6 +87,10 @@ func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {
 	if c.ident, err = parseIdentity(out[0]); err != nil {
 		c.close()
 		return nil, err
+	}
+	if len(out[1]) == 1 {
+		pid, _ := strconv.Atoi(out[1][0])
+		c.pid.Store(int64(pid))
 	}
 	return c, nil
 }
@@ -113,6 +119,7 @@ func (s *Server) start(spec dialSpec) (*client, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoTmux, err)
 	}
+	c.pid.Store(int64(cmd.Process.Pid))
 	c.conn = control.NewConn(stdout, &clientStdin{WriteCloser: stdin, c: c}, spec.opts)
 	s.gate.add(c)
 	go func() {

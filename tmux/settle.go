@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 )
@@ -46,7 +47,7 @@ func (s *Server) settle(ctx context.Context, wantSessions bool) []string {
 		s.gate.forget(gone)
 		var silent []*client
 		for _, c := range cs {
-			if !exited[c] && !pids[c.cmd.Process.Pid] {
+			if !exited[c] && !pids[int(c.pid.Load())] {
 				silent = append(silent, c)
 			}
 		}
@@ -67,33 +68,37 @@ func waitClosed(ctx context.Context, ch <-chan struct{}) {
 	}
 }
 
-// probe lists the pids of tmux's attached clients and the session ids, over a live quiet
-// client of ours when there is one (a round trip of ~0.1 ms), else a spawned tmux.
+// probe lists the pids of tmux's attached clients (when we have clients) and the session ids,
+// in one round trip over a live quiet client of ours when there is one (~0.1 ms), else through
+// spawned tmux processes.
 func (s *Server) probe(ctx context.Context, cs []*client, exited map[*client]bool) (map[int]bool, []string, error) {
-	cmds := [][]string{{"list-clients", "-F", "#{client_pid}"}, {"list-sessions", "-F", "#{session_id}"}}
+	cmds := [][]string{{"list-sessions", "-F", "#{session_id}"}}
+	if len(cs) > 0 {
+		cmds = append(cmds, []string{"list-clients", "-F", "#{client_pid}"})
+	}
 	var out [][]string
-	var err error
-	var via *client
+	err := errNoProbe
 	for _, c := range cs {
 		if c.quiet && !exited[c] && !c.leaving() {
-			via = c
+			out, err = c.conn.Do(ctx, cmds...)
 			break
 		}
 	}
-	if via != nil {
-		out, err = via.conn.Do(ctx, cmds...)
-	}
-	if via == nil || err != nil {
+	if err != nil {
 		out, err = s.spawnList(ctx, cmds)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	pids := make(map[int]bool, len(out[0]))
-	for _, l := range out[0] {
-		if n, err := strconv.Atoi(l); err == nil {
-			pids[n] = true
+	pids := map[int]bool{}
+	if len(out) > 1 {
+		for _, l := range out[1] {
+			if n, err := strconv.Atoi(l); err == nil {
+				pids[n] = true
+			}
 		}
 	}
-	return pids, out[1], nil
+	return pids, out[0], nil
 }
+
+var errNoProbe = errors.New("no connection to probe with")
