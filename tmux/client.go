@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,46 +51,43 @@ type dialSpec struct {
 
 // dial starts `tmux -u -N -C attach [-f flags] [-t target]` and wraps it in a control
 // connection. -N keeps the attach from ever starting a server. The attach holds the socket's
-// attachGate until tmux has attached the client (see attachGate).
+// attachGate until tmux has attached the client and answered its first exchange, which proves
+// the attach worked, names the daemon and the pid tmux knows the client by (a wrapper given as
+// the binary may have forked it).
 func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {
 	if err := s.gate.lockExclusive(ctx); err != nil {
 		return nil, fmt.Errorf("attaching a control client: %w", ErrTimeout)
 	}
-	sessions := s.settle(ctx, spec.target == "")
 	if spec.target == "" {
-		spec.target = oldestSession(sessions)
+		spec.target = oldestSession(s.settle(ctx, true))
+	} else {
+		s.settle(ctx, false)
 	}
 	c, err := s.start(spec)
+	var out [][]string
 	if err == nil {
-		select {
-		case <-c.conn.Ready():
-		case <-c.conn.Done(): // the attach failed: the first exchange says why
-		case <-ctx.Done():
-		}
+		// Held until tmux has attached the client (see control.Conn.Do).
+		out, err = c.conn.Do(ctx, []string{"display-message", "-p", identityFormat},
+			[]string{"display-message", "-p", "#{client_pid}"})
 	}
 	s.gate.unlockExclusive()
-	if err != nil {
+	if c == nil {
 		return nil, err
 	}
-	// The first exchange proves the attach worked, names the daemon and the pid tmux knows
-	// the client by (a wrapper given as the binary may have forked it).
-	out, err := c.conn.Do(ctx, []string{"display-message", "-p", identityFormat}, []string{"display-message", "-p", "#{client_pid}"})
+	if err == nil {
+		c.ident, err = parseIdentity(out[0])
+	}
 	if err != nil {
 		c.close()
-		if msg := c.stderr.String(); isNoServer(msg) {
+		switch {
+		case isNoServer(c.stderr.String()):
 			return nil, ErrServerNotRunning
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return nil, fmt.Errorf("attaching a control client: %w", ErrTimeout)
 		}
 		return nil, fmt.Errorf("attaching a control client: %w", err)
 	}
-	if c.ident, err = parseIdentity(out[0]); err != nil {
-		c.close()
-		return nil, err
-	}
-	if len(out[1]) == 1 {
-		pid, _ := strconv.Atoi(out[1][0])
+	if pid, err := strconv.Atoi(strings.Join(out[1], "")); err == nil {
 		c.pid.Store(int64(pid))
 	}
 	return c, nil

@@ -2,9 +2,7 @@ package tmux
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
@@ -21,17 +19,18 @@ import (
 // %pane-mode-changed, %client-detached) then dereference the NULL control_state. They fire on
 // rename-session, new-session, kill-session, selecting windows and panes, copy mode, and when
 // any attached client leaves, our own control clients included (tmux/tmux#4980 fixes it in
-// tmux; 3.3a stays as it is). Cycles of create, rename and kill with our per-session watches
-// attaching in between crashed 3.3a in 5 of 8 loops of 66 calls.
+// tmux; 3.3a stays as it is). Cycles of create, list, rename, read and kill, with our command
+// client and per-session topology watches attaching in between, crashed 3.3a within a few
+// cycles.
 //
 // So, per tmux socket and across every Server handle of this process: an attach holds the
-// gate exclusively from just before its process starts until tmux has attached it (the
-// client is identified by then), and first waits until every control client of ours that is
-// leaving has gone and tmux has forgotten it (settle). Every request that may change state
-// (Exec, Spawn, SpawnRaw; not those of silentCommands alone) and every close of one of our control clients holds the gate shared.
-// Waiting attaches go first, so a stream of mutations cannot starve them. Events nobody here
-// caused (a shell exiting, another tmux client) can still meet an attach; the window is the
-// few microseconds of one identify.
+// gate exclusively from just before its process starts until tmux has attached it and
+// answered (the client is identified by then), and first waits until every control client of
+// ours that is leaving has gone and tmux has forgotten it (settle). Every request that may
+// change state (Exec, Spawn, SpawnRaw, unless all its commands are silentCommands) and every
+// close of one of our control clients holds the gate shared. Waiting attaches go first, so a
+// stream of mutations cannot starve them. Events nobody here caused (a shell exiting, another
+// tmux client) can still meet an attach; the window is the few microseconds of one identify.
 type attachGate struct {
 	mu       sync.Mutex
 	shared   int           // mutations and closes in flight
@@ -88,37 +87,6 @@ func (c Config) socketKey() string {
 		p = real
 	}
 	return p
-}
-
-// socketPath is the socket file cfg reaches, resolved the way tmux resolves it: -S as given
-// (made absolute), a -L name (or "default") under $TMUX_TMPDIR of the configured environment
-// (else /tmp), in tmux-<uid>.
-func (c Config) socketPath() string {
-	p := c.SocketPath
-	if p == "" {
-		name := c.SocketName
-		if name == "" {
-			name = "default"
-		}
-		dir := "/tmp"
-		for _, kv := range c.env() {
-			if v, ok := cutKey(kv, "TMUX_TMPDIR"); ok && v != "" {
-				dir = v
-			}
-		}
-		p = filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), name)
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return p
-}
-
-func cutKey(kv, key string) (string, bool) {
-	if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
-		return kv[len(key)+1:], true
-	}
-	return "", false
 }
 
 // wait blocks until the state changes or ctx is done; g.mu is held on entry and on return.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,6 +116,29 @@ func (s *Server) SocketArgs() []string {
 // SocketPath returns the socket file this handle reaches: the -S path, or where tmux puts a
 // -L name (or the default socket) for the configured environment's TMUX_TMPDIR.
 func (s *Server) SocketPath() string { return s.cfg.socketPath() }
+
+// socketPath resolves the socket the way tmux does: -S as given (made absolute), a -L name (or
+// "default") in tmux-<uid> under $TMUX_TMPDIR of the configured environment, else /tmp.
+func (c Config) socketPath() string {
+	p := c.SocketPath
+	if p == "" {
+		name := c.SocketName
+		if name == "" {
+			name = "default"
+		}
+		dir := "/tmp"
+		for _, kv := range c.env() {
+			if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok && v != "" {
+				dir = v
+			}
+		}
+		p = filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), name)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p
+}
 
 // argv is the argument list of every tmux process we start: -u, the socket flags, then args.
 // -u makes tmux treat the client as UTF-8 whatever the caller's locale. Without it tmux
