@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/wire"
 	"github.com/tmux-mcp/tmux-mcp/server"
 )
 
@@ -160,17 +161,14 @@ func Run(ctx context.Context, args []string, sio IO) int {
 			return next(ctx, method, req)
 		}
 	})
-	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{sio.Stdout}})
+	// wire.Transport, not the SDK's IOTransport, which ends the session on the first bad line.
+	err = srv.MCP().Run(ctx, &wire.Transport{Reader: stdin, Writer: sio.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 1
 	}
 	return 0
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func listTools(srv *server.Server, w io.Writer) int {
 	for _, t := range srv.Tools() {
