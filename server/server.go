@@ -82,7 +82,7 @@ func New(opts Options) (*Server, error) {
 	s.addResources()
 	s.addPrompts()
 	s.registered = make(chan struct{})
-	s.mcp.AddReceivingMiddleware(s.waitRegistered)
+	s.mcp.AddReceivingMiddleware(s.waitRegistered, checkLogLevel)
 	go s.registerTools()
 	return s, nil
 }
