@@ -44,7 +44,7 @@ Usage:
   tmux-mcp doctor [flags]               check tmux, the socket, reachable servers, the caller pane and the tier
   tmux-mcp version                      print the version
 
-Flags (each has an environment variable; flags win):
+Flags go before or after the command; most have an environment variable, and flags win:
 `
 
 // IO is the process's standard streams and environment.

@@ -59,12 +59,9 @@ func lookup(env []string, key string) (string, bool) {
 func addFlags(fs *flag.FlagSet, env []string) *settings {
 	s := &settings{}
 	for _, e := range envKeys {
-		var v string
+		v, usage := "", e.usage
 		if e.key != "" {
 			v, _ = lookup(env, e.key)
-		}
-		usage := e.usage
-		if e.key != "" {
 			usage += " (" + e.key + ")"
 		}
 		fs.StringVar(e.field(s), e.flag, v, usage)
