@@ -134,8 +134,8 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 	t, ok := c.srv.tools[op.Tool]
 	switch {
 	case !ok && inCatalog(op.Tool):
-		return failRow(fail("Call only tools the server offers (tools/list); LIBTMUX_SAFETY and LIBTMUX_MCP_TOOLS decide which.",
-			"tool %q is not offered by this server (safety tier %s)", op.Tool, c.srv.opts.Safety))
+		return failRow(fail("Call only tools the server offers (tools/list).",
+			"tool %q is not offered by this server: %s", op.Tool, c.srv.hidden[op.Tool]))
 	case !ok:
 		return failRow(fail("Offered tools: "+c.srv.offeredList()+".", "unknown tool %q", truncate(op.Tool, 80)))
 	case strings.HasSuffix(t.Name, "_tools_batch"):

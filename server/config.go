@@ -15,6 +15,8 @@ type Options struct {
 	SocketPath      string        // LIBTMUX_SOCKET_PATH: used when SocketName is empty
 	Safety          policy.Tier   // LIBTMUX_SAFETY
 	Tools           []string      // LIBTMUX_MCP_TOOLS: narrows the tier; empty means all
+	Toolsets        []string      // LIBTMUX_TOOLSETS: narrows the tier to these toolsets; nil means all, empty none
+	ExcludeTools    []string      // LIBTMUX_EXCLUDE_TOOLS: never offered, nor called by a batch
 	WaitMax         time.Duration // LIBTMUX_MCP_WAIT_MAX_SECONDS, clamped to 1s..600s
 	SuppressHistory bool          // LIBTMUX_SUPPRESS_HISTORY: run_command's default
 	Audit           string        // LIBTMUX_MCP_AUDIT: "stderr" or a file path
@@ -44,7 +46,7 @@ func (o *Options) normalize() error {
 			return fmt.Errorf("LIBTMUX_MCP_TOOLS names %q, which is not a tool; run `tmux-mcp tools` for the list", name)
 		}
 	}
-	return nil
+	return o.checkToolsets()
 }
 
 // clampWait applies the wait ceiling to a requested duration; it never refuses.

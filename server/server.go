@@ -23,7 +23,8 @@ import (
 type Server struct {
 	opts   Options
 	mcp    *mcp.Server
-	tools  map[string]*Tool // the tools offered (tier and allow list applied)
+	tools  map[string]*Tool  // the tools offered (tier, toolsets, allow list and exclusions applied)
+	hidden map[string]string // why each other tool of the catalogue is not offered
 	order  []*Tool
 	caller *policy.Caller
 	auditW *auditLog
@@ -48,7 +49,7 @@ func New(opts Options) (*Server, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	s := &Server{opts: opts, tools: map[string]*Tool{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState()}
+	s := &Server{opts: opts, tools: map[string]*Tool{}, hidden: map[string]string{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState()}
 	if opts.Audit != "" {
 		a, err := openAudit(opts.Audit)
 		if err != nil {
@@ -57,7 +58,8 @@ func New(opts Options) (*Server, error) {
 		s.auditW = a
 	}
 	for _, t := range catalog() {
-		if !s.opts.Safety.Allows(t.Tier) || (len(opts.Tools) > 0 && !contains(opts.Tools, t.Name)) {
+		if h := s.opts.hidingOf(t); !h.offered() {
+			s.hidden[t.Name] = h.why(t, opts.Safety)
 			continue
 		}
 		if t.variant != nil {
@@ -82,7 +84,7 @@ func New(opts Options) (*Server, error) {
 	s.addResources()
 	s.addPrompts()
 	s.registered = make(chan struct{})
-	s.mcp.AddReceivingMiddleware(s.waitRegistered)
+	s.mcp.AddReceivingMiddleware(s.waitRegistered, checkLogLevel)
 	go s.registerTools()
 	return s, nil
 }
@@ -184,6 +186,9 @@ func Catalog() []ToolInfo {
 // Call runs one offered tool in-process, as the `call` subcommand does.
 func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	t, ok := s.tools[name]
+	if why := s.hidden[name]; why != "" {
+		return nil, fmt.Errorf("tool %s is not offered: %s", name, why)
+	}
 	if !ok {
 		names := make([]string, 0, len(s.tools))
 		for n := range s.tools {

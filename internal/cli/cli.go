@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/wire"
 	"github.com/tmux-mcp/tmux-mcp/server"
 )
 
@@ -43,7 +44,7 @@ Usage:
   tmux-mcp doctor [flags]               check tmux, the socket, reachable servers, the caller pane and the tier
   tmux-mcp version                      print the version
 
-Flags (each has an environment variable; flags win):
+Flags go before or after the command; most have an environment variable, and flags win:
 `
 
 // IO is the process's standard streams and environment.
@@ -60,45 +61,44 @@ type IO struct {
 
 // Run runs the command line and returns the exit status.
 func Run(ctx context.Context, args []string, sio IO) int {
-	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
 	fs := flag.NewFlagSet("tmux-mcp", flag.ContinueOnError)
 	fs.SetOutput(sio.Stderr)
 	st := addFlags(fs, sio.Env)
-	if cmd == "serve" {
-		fs.StringVar(&st.http, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
-		fs.StringVar(&st.tokenFile, "token-file", "", "file holding the HTTP bearer token (else TMUX_MCP_TOKEN, else one is generated)")
-	}
 	fs.Usage = func() {
 		fmt.Fprint(sio.Stderr, usage)
 		fs.PrintDefaults()
 	}
-	if cmd == "help" || cmd == "--help" || cmd == "-h" {
-		fs.Usage()
+	cmd, cmdArgs, err := parseArgs(fs, st, args)
+	var misuse misuseError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
 		return 0
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if cmd == "version" {
-		fmt.Fprintln(sio.Stdout, "tmux-mcp", version())
-		return 0
-	}
-	opts, err := st.options(sio.Env, version(), sio.Stderr)
-	if err != nil {
+	case errors.As(err, &misuse):
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
+	case err != nil: // the flag package has said what was wrong
+		return 2
+	case cmd == "help":
+		fs.Usage()
+		return 0
+	case cmd == "version":
+		fmt.Fprintln(sio.Stdout, "tmux-mcp", version())
+		return 0
 	}
 	switch cmd {
 	case "serve", "tools", "call", "doctor":
 	default:
 		fmt.Fprintf(sio.Stderr, "tmux-mcp: unknown command %q\n\n", cmd)
 		fs.Usage()
+		return 2
+	}
+	if cmd != "call" && len(cmdArgs) > 0 {
+		fmt.Fprintf(sio.Stderr, "tmux-mcp: %s takes no arguments, got %q; `tmux-mcp --help` shows the usage\n", cmd, cmdArgs)
+		return 2
+	}
+	opts, err := st.options(sio.Env, version(), sio.Stderr)
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
 	}
 	if cmd != "tools" {
@@ -133,11 +133,16 @@ func Run(ctx context.Context, args []string, sio IO) int {
 	if !stdio {
 		resumeGC()
 	}
+	if cmd != "doctor" { // doctor reports them itself
+		for _, n := range srv.Notes() {
+			fmt.Fprintln(sio.Stderr, "tmux-mcp: warning:", n)
+		}
+	}
 	switch cmd {
 	case "tools":
 		return listTools(srv, sio.Stdout)
 	case "call":
-		return call(ctx, srv, fs.Args(), sio)
+		return call(ctx, srv, cmdArgs, sio)
 	case "doctor":
 		return doctor(ctx, srv, st, opts, sio)
 	}
@@ -160,7 +165,8 @@ func Run(ctx context.Context, args []string, sio IO) int {
 			return next(ctx, method, req)
 		}
 	})
-	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{sio.Stdout}})
+	// wire.Transport, not the SDK's IOTransport, which ends the session on the first bad line.
+	err = srv.MCP().Run(ctx, &wire.Transport{Reader: stdin, Writer: sio.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 1
@@ -168,13 +174,9 @@ func Run(ctx context.Context, args []string, sio IO) int {
 	return 0
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 func listTools(srv *server.Server, w io.Writer) int {
 	for _, t := range srv.Tools() {
-		fmt.Fprintf(w, "%-30s %-12s %s\n", t.Name, t.Tier, t.Title)
+		fmt.Fprintf(w, "%-30s %-12s %-16s %s\n", t.Name, t.Tier, strings.Join(server.ToolsetsOf(t.Name), ","), t.Title)
 	}
 	return 0
 }

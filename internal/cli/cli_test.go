@@ -108,7 +108,15 @@ func TestHTTPNeedsToken(t *testing.T) {
 	go func() {
 		done <- Run(ctx, []string{"serve", "--http", addr}, IO{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &lockedBuf{b: &errb}, Env: []string{"TMUX_MCP_TOKEN=s3cret", "LIBTMUX_SOCKET=tmux-mcp-cli-test-none"}})
 	}()
-	defer func() { cancel(); <-done }()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	defer stop()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
 	post := func(token, host string) int {
 		req, _ := http.NewRequest("POST", "http://"+addr+"/", strings.NewReader(body))
@@ -142,6 +150,10 @@ func TestHTTPNeedsToken(t *testing.T) {
 	}
 	if c := post("s3cret", ""); c != http.StatusOK {
 		t.Errorf("right token: %d, want 200", c)
+	}
+	stop()
+	if !strings.Contains(errb.String(), "the bearer token is 6 characters; use at least 32") {
+		t.Errorf("a short token must be warned of: %q", errb.String())
 	}
 }
 

@@ -16,23 +16,34 @@ import (
 // same meaning, and flags win.
 type settings struct {
 	socketName, socketPath, tmuxBin, safety, suppress, waitMax, tools, audit, pipeRoot string
-	http, tokenFile                                                                    string
+	toolsets, exclude                                                                  string
+	http, tokenFile, maxSessions, sessionIdle                                          string
+	// toolsetsGiven says LIBTMUX_TOOLSETS or --toolsets was given: an empty list offers no
+	// toolset, as in the libtmux servers, where an unset one offers all.
+	toolsetsGiven bool
 }
 
-// envKeys maps each setting to its environment variable.
+// envKeys maps each setting to its flag and environment variable (none for key "").
 var envKeys = []struct {
 	key, flag, usage string
 	field            func(*settings) *string
+	serveOnly        bool // a setting of serve, refused with the other commands
 }{
-	{"LIBTMUX_SOCKET", "socket-name", "tmux socket name (tmux -L) for calls without socket_name", func(s *settings) *string { return &s.socketName }},
-	{"LIBTMUX_SOCKET_PATH", "socket-path", "tmux socket path (tmux -S); a call's socket_name still wins", func(s *settings) *string { return &s.socketPath }},
-	{"LIBTMUX_TMUX_BIN", "tmux-bin", "the tmux executable", func(s *settings) *string { return &s.tmuxBin }},
-	{"LIBTMUX_SAFETY", "safety", "safety tier: readonly, mutating or destructive", func(s *settings) *string { return &s.safety }},
-	{"LIBTMUX_SUPPRESS_HISTORY", "suppress-history", "default of run_command's suppress_history: 0 or 1", func(s *settings) *string { return &s.suppress }},
-	{"LIBTMUX_MCP_WAIT_MAX_SECONDS", "wait-max-seconds", "ceiling of every blocking wait, 1..600", func(s *settings) *string { return &s.waitMax }},
-	{"LIBTMUX_MCP_TOOLS", "tools", "comma list of the tools to offer (narrows the tier)", func(s *settings) *string { return &s.tools }},
-	{"LIBTMUX_MCP_AUDIT", "audit", "audit log: stderr or a file path", func(s *settings) *string { return &s.audit }},
-	{"LIBTMUX_MCP_PIPE_ROOT", "pipe-root", "pipe_pane writes only below this directory", func(s *settings) *string { return &s.pipeRoot }},
+	{"LIBTMUX_SOCKET", "socket-name", "tmux socket name (tmux -L) for calls without socket_name", func(s *settings) *string { return &s.socketName }, false},
+	{"LIBTMUX_SOCKET_PATH", "socket-path", "tmux socket path (tmux -S); a call's socket_name still wins", func(s *settings) *string { return &s.socketPath }, false},
+	{"LIBTMUX_TMUX_BIN", "tmux-bin", "the tmux executable", func(s *settings) *string { return &s.tmuxBin }, false},
+	{"LIBTMUX_SAFETY", "safety", "safety tier: readonly, mutating or destructive", func(s *settings) *string { return &s.safety }, false},
+	{"LIBTMUX_SUPPRESS_HISTORY", "suppress-history", "default of run_command's suppress_history: 0 or 1", func(s *settings) *string { return &s.suppress }, false},
+	{"LIBTMUX_MCP_WAIT_MAX_SECONDS", "wait-max-seconds", "ceiling of every blocking wait, 1..600", func(s *settings) *string { return &s.waitMax }, false},
+	{"LIBTMUX_MCP_TOOLS", "tools", "comma list of the tools to offer (narrows the tier)", func(s *settings) *string { return &s.tools }, false},
+	{"LIBTMUX_TOOLSETS", "toolsets", "comma list of the toolsets to offer: inspect, manage, execute, teardown (narrows the tier; empty: none)", func(s *settings) *string { return &s.toolsets }, false},
+	{"LIBTMUX_EXCLUDE_TOOLS", "exclude-tools", "comma list of tools never to offer, nor to call in a batch", func(s *settings) *string { return &s.exclude }, false},
+	{"LIBTMUX_MCP_AUDIT", "audit", "audit log: stderr or a file path", func(s *settings) *string { return &s.audit }, false},
+	{"LIBTMUX_MCP_PIPE_ROOT", "pipe-root", "pipe_pane writes only below this directory", func(s *settings) *string { return &s.pipeRoot }, false},
+	{"", "http", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio", func(s *settings) *string { return &s.http }, true},
+	{"", "token-file", "file holding the HTTP bearer token (else TMUX_MCP_TOKEN, else one is generated)", func(s *settings) *string { return &s.tokenFile }, true},
+	{"TMUX_MCP_HTTP_MAX_SESSIONS", "http-max-sessions", "HTTP sessions held at once; a new one closes the longest idle", func(s *settings) *string { return &s.maxSessions }, true},
+	{"TMUX_MCP_HTTP_SESSION_IDLE", "http-session-idle", "close an HTTP session after this long without a request (e.g. 30m; 0: never)", func(s *settings) *string { return &s.sessionIdle }, true},
 }
 
 func lookup(env []string, key string) (string, bool) {
@@ -48,13 +59,67 @@ func lookup(env []string, key string) (string, bool) {
 func addFlags(fs *flag.FlagSet, env []string) *settings {
 	s := &settings{}
 	for _, e := range envKeys {
-		if e.flag == "" {
-			continue
+		v, usage := "", e.usage
+		if e.key != "" {
+			v, _ = lookup(env, e.key)
+			usage += " (" + e.key + ")"
 		}
-		v, _ := lookup(env, e.key)
-		fs.StringVar(e.field(s), e.flag, v, e.usage+" ("+e.key+")")
+		fs.StringVar(e.field(s), e.flag, v, usage)
 	}
+	_, s.toolsetsGiven = lookup(env, "LIBTMUX_TOOLSETS")
 	return s
+}
+
+// parseArgs parses flags wherever they stand, before or after the subcommand and its arguments
+// (the flag package alone stops at the first argument), and returns the arguments. After "--"
+// everything is an argument. It then checks that serve's own flags came with serve.
+func parseArgs(fs *flag.FlagSet, st *settings, args []string) (cmd string, rest []string, err error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", nil, err
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			pos = append(pos, left...)
+			break
+		}
+		pos, args = append(pos, left[0]), left[1:]
+	}
+	cmd = "serve"
+	if len(pos) > 0 {
+		cmd, pos = pos[0], pos[1:]
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "toolsets" {
+			st.toolsetsGiven = true
+		}
+		for _, e := range envKeys {
+			if e.flag == f.Name && e.serveOnly && cmd != "serve" && err == nil {
+				err = misuseError(fmt.Sprintf("--%s is a flag of serve, not of %s", f.Name, cmd))
+			}
+		}
+	})
+	return cmd, pos, err
+}
+
+// misuseError is a wrong command line that the flag package has not reported.
+type misuseError string
+
+func (e misuseError) Error() string { return string(e) }
+
+// list splits a comma list, dropping blanks.
+func list(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // options turns settings into server options; warnings go to stderr, fatal problems are errors.
@@ -84,11 +149,14 @@ func (s *settings) options(env []string, version string, stderr io.Writer) (serv
 			o.WaitMax = time.Duration(f * float64(time.Second))
 		}
 	}
-	for _, t := range strings.Split(s.tools, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			o.Tools = append(o.Tools, t)
+	o.Tools = list(s.tools)
+	if s.toolsetsGiven {
+		o.Toolsets = list(strings.ToLower(s.toolsets))
+		if o.Toolsets == nil {
+			o.Toolsets = []string{}
 		}
 	}
+	o.ExcludeTools = list(s.exclude)
 	return o, nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +53,15 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 		fmt.Fprintf(w, "caller pane:   none (not running inside tmux)\n")
 	}
 	fmt.Fprintf(w, "safety tier:   %s (%d tools offered)\n", opts.Safety, len(srv.Tools()))
+	if opts.Toolsets != nil {
+		fmt.Fprintf(w, "toolsets:      %s (LIBTMUX_TOOLSETS narrows the tier)\n", cmp.Or(strings.Join(opts.Toolsets, ", "), "none"))
+	}
+	if len(opts.ExcludeTools) > 0 {
+		fmt.Fprintf(w, "excluded:      %s (LIBTMUX_EXCLUDE_TOOLS)\n", strings.Join(opts.ExcludeTools, ", "))
+	}
+	for _, n := range srv.Notes() {
+		fmt.Fprintf(w, "warning:       %s\n", n)
+	}
 	if !ok {
 		return 1
 	}

@@ -1,30 +1,78 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/wire"
 	"github.com/tmux-mcp/tmux-mcp/server"
 )
 
 // maxBody bounds one HTTP request body.
 const maxBody = 4 << 20
 
-// serveHTTP serves streamable HTTP: loopback unless told otherwise, a bearer token on every
-// request, the SDK's Host (DNS-rebinding) and cross-origin protection, bounded bodies.
+// minToken is the length under which a configured bearer token draws a warning.
+const minToken = 32
+
+// httpLimits bound what clients can hold of the HTTP server.
+type httpLimits struct {
+	maxSessions int           // MCP sessions held at once (--http-max-sessions)
+	sessionIdle time.Duration // a session without a request for this long is closed; 0: never (--http-session-idle)
+	header      time.Duration // to read a request's headers
+	body        time.Duration // to read a request's body
+	idle        time.Duration // a keep-alive connection without a request is closed
+}
+
+// defaultLimits: a session costs about 15 kB, and a client holds one or two; loopback clients
+// send a request whole at once.
+var defaultLimits = httpLimits{maxSessions: 64, sessionIdle: time.Hour, header: 10 * time.Second, body: 10 * time.Second, idle: 30 * time.Second}
+
+func (s *settings) httpLimits() (httpLimits, error) {
+	l := defaultLimits
+	if s.maxSessions != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(s.maxSessions))
+		if err != nil || n < 1 {
+			return l, fmt.Errorf("TMUX_MCP_HTTP_MAX_SESSIONS (--http-max-sessions) is %q: give a whole number of at least 1", s.maxSessions)
+		}
+		l.maxSessions = n
+	}
+	if s.sessionIdle != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(s.sessionIdle))
+		if err != nil || d < 0 {
+			return l, fmt.Errorf("TMUX_MCP_HTTP_SESSION_IDLE (--http-session-idle) is %q: give a duration such as 30m or 2h, or 0 for never", s.sessionIdle)
+		}
+		l.sessionIdle = d
+	}
+	return l, nil
+}
+
+// serveHTTP serves streamable HTTP: loopback unless told otherwise, a bearer token and an
+// Origin check on every request, the SDK's Host (DNS-rebinding) check, bounded bodies,
+// sessions and connections.
 func serveHTTP(ctx context.Context, srv *server.Server, st *settings, sio IO) int {
 	token, generated, err := httpToken(st, sio.Env)
+	if err == nil && !generated && len(token) < minToken {
+		fmt.Fprintf(sio.Stderr, "tmux-mcp: warning: the bearer token is %d characters; use at least %d random ones (`openssl rand -hex 32` prints 64)\n", len(token), minToken)
+	}
+	var lim httpLimits
+	if err == nil {
+		lim, err = st.httpLimits()
+	}
 	if err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
@@ -37,21 +85,6 @@ func serveHTTP(ctx context.Context, srv *server.Server, st *settings, sio IO) in
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(sio.Stderr, "tmux-mcp: warning: serving on non-loopback address %s; anyone who can reach it and holds the token can drive tmux\n", host)
 	}
-	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, &mcp.StreamableHTTPOptions{
-		MaxRequestBodyBytes:          maxBody,
-		CrossOriginProtection:        http.NewCrossOriginProtection(),
-		PropagateRequestCancellation: true,
-	})
-	want := []byte("Bearer " + token)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Constant time, so a wrong token costs the same whatever it shares with the right one.
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		mh.ServeHTTP(w, r)
-	})
 	ln, err := net.Listen("tcp", st.http)
 	if err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
@@ -61,18 +94,214 @@ func serveHTTP(ctx context.Context, srv *server.Server, st *settings, sio IO) in
 		fmt.Fprintf(sio.Stderr, "tmux-mcp: bearer token (send as 'Authorization: Bearer <token>'): %s\n", token)
 	}
 	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP over HTTP on http://%s/; socket: %s\n", version(), ln.Addr(), st.socketLabel())
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if err := serveOn(ctx, ln, srv.MCP(), token, lim); err != nil {
+		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
+		return 1
+	}
+	return 0
+}
+
+// serveOn serves MCP over HTTP on ln until ctx ends.
+func serveOn(ctx context.Context, ln net.Listener, ms *mcp.Server, token string, lim httpLimits) error {
+	f := &httpFront{
+		mcp: ms,
+		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
+			MaxRequestBodyBytes:          maxBody,
+			SessionTimeout:               lim.sessionIdle,
+			PropagateRequestCancellation: true,
+		}),
+		auth:     []byte("Bearer " + token),
+		lim:      lim,
+		sessions: map[string]*sessionUse{},
+	}
+	// No ReadTimeout or WriteTimeout: net/http would apply them to the whole exchange and cut
+	// the long-lived responses (SSE streams, waits of up to 600 s); readBody bounds the body.
+	hs := &http.Server{Handler: f, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		hs.Shutdown(sctx)
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
-		return 1
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
 	}
-	return 0
+	return nil
+}
+
+// httpFront checks every request before the go-sdk's streamable handler sees it, and bounds
+// the sessions it holds: the SDK's handler expires idle sessions (SessionTimeout) but holds
+// any number of them.
+type httpFront struct {
+	mcp  *mcp.Server
+	sdk  http.Handler
+	auth []byte // "Bearer <token>"
+	lim  httpLimits
+
+	mu       sync.Mutex
+	sessions map[string]*sessionUse // live sessions, by Mcp-Session-Id
+	opening  int                    // requests without a session id in flight: each may open one
+}
+
+// sessionUse is what the front knows of a session: requests in flight (a listening GET stream
+// included) and when the last one came.
+type sessionUse struct {
+	inFlight int
+	last     time.Time
+	closing  bool
+}
+
+func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := checkOrigin(r); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
+	// Constant time, so a wrong token costs the same whatever it shares with the right one.
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), f.auth) != 1 {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+		return
+	}
+	body, ok := f.readBody(w, r)
+	if !ok {
+		return
+	}
+	if r.Method == http.MethodPost {
+		// The SDK answers these with a plain-text 400 in Go's words; a JSON-RPC error says
+		// the same as over stdio.
+		if e := wire.Check(body); e != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(e.Reply())
+			return
+		}
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		f.use(id, 1)
+		defer f.use(id, -1)
+	} else if r.Method == http.MethodPost {
+		if !f.admit(w) {
+			return
+		}
+		defer f.admitted()
+	}
+	f.sdk.ServeHTTP(w, r)
+}
+
+// checkOrigin refuses a request that a browser sent from another origin, whatever its method.
+// The go-sdk's CrossOriginProtection (net/http's) lets GET, HEAD and OPTIONS through, and
+// compares an Origin's host with Host but not its scheme: https://127.0.0.1:PORT passed.
+func checkOrigin(r *http.Request) error {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+	default:
+		return fmt.Errorf("cross-site request refused (Sec-Fetch-Site: %s): tmux-mcp does not serve web pages", r.Header.Get("Sec-Fetch-Site"))
+	}
+	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, "http://"+r.Host) {
+		return fmt.Errorf("origin %q refused: only http://%s may call this server from a browser", o, r.Host)
+	}
+	return nil
+}
+
+// readBody reads the whole body within the body timeout and the size bound, so that a slow
+// body holds a connection that long at most, and hands it on to the SDK.
+func (f *httpFront) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(f.lim.body))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		http.Error(w, fmt.Sprintf("request body over %d bytes", maxBody), http.StatusRequestEntityTooLarge)
+		return nil, false
+	case err != nil:
+		// The deadline stays, so that net/http does not wait for the rest of the body before
+		// it closes the connection.
+		w.Header().Set("Connection", "close")
+		http.Error(w, fmt.Sprintf("request body not received within %s", f.lim.body), http.StatusRequestTimeout)
+		return nil, false
+	}
+	rc.SetReadDeadline(time.Time{}) // the SDK still watches the connection for the client leaving
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b, true
+}
+
+// use counts a request of a session in or out. An id the front does not know yet may be a
+// session the SDK has just opened; one that is no session at all is left to the SDK (404).
+func (f *httpFront) use(id string, delta int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u := f.sessions[id]
+	if u == nil && delta > 0 {
+		f.refresh()
+		u = f.sessions[id]
+	}
+	if u == nil {
+		return
+	}
+	u.inFlight += delta
+	u.last = time.Now()
+}
+
+// admit lets a request without a session id in: it may open a session. At the limit it first
+// closes the session idle longest (no request in flight, no stream open); when every session is
+// busy it answers 503.
+func (f *httpFront) admit(w http.ResponseWriter) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refresh()
+	n := f.opening
+	var idlest *mcp.ServerSession
+	var since time.Time
+	for ss := range f.mcp.Sessions() {
+		u := f.sessions[ss.ID()]
+		if u == nil || u.closing {
+			continue
+		}
+		n++
+		if u.inFlight == 0 && (idlest == nil || u.last.Before(since)) {
+			idlest, since = ss, u.last
+		}
+	}
+	if n >= f.lim.maxSessions {
+		if idlest == nil {
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, fmt.Sprintf("all %d MCP sessions are busy; retry later, end sessions you no longer use (DELETE), or raise --http-max-sessions (TMUX_MCP_HTTP_MAX_SESSIONS)", f.lim.maxSessions), http.StatusServiceUnavailable)
+			return false
+		}
+		f.sessions[idlest.ID()].closing = true
+		go idlest.Close() // it has nothing in flight; its next request gets the SDK's 404
+	}
+	f.opening++
+	return true
+}
+
+func (f *httpFront) admitted() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opening--
+	f.refresh()
+}
+
+// refresh brings the front's sessions in line with the SDK's: new ones start idle now, closed
+// ones (expired, deleted, evicted) are dropped. f.mu is held.
+func (f *httpFront) refresh() {
+	live := map[string]bool{}
+	for ss := range f.mcp.Sessions() {
+		id := ss.ID()
+		live[id] = true
+		if f.sessions[id] == nil {
+			f.sessions[id] = &sessionUse{last: time.Now()}
+		}
+	}
+	for id := range f.sessions {
+		if !live[id] {
+			delete(f.sessions, id)
+		}
+	}
 }
 
 func httpToken(st *settings, env []string) (token string, generated bool, err error) {

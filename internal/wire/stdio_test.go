@@ -1,0 +1,165 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rawSession runs an MCP server over Transport on pipes and talks raw lines to it.
+type rawSession struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	done chan error
+}
+
+func serve(t *testing.T, maxLine int) *rawSession {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	type echoIn struct {
+		S string `json:"s"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.S}}}, nil, nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &rawSession{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { s.done <- srv.Run(ctx, &Transport{Reader: inR, Writer: outW, MaxLine: maxLine}) }()
+	t.Cleanup(func() { cancel(); inW.Close(); outR.Close() })
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	s.recv()
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+func (s *rawSession) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatalf("writing %q: %v", line, err)
+	}
+}
+
+// recv reads one reply line, within a deadline.
+func (s *rawSession) recv() map[string]json.RawMessage {
+	s.t.Helper()
+	type lineErr struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan lineErr, 1)
+	go func() {
+		b, err := s.out.ReadBytes('\n')
+		ch <- lineErr{b, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			s.t.Fatalf("reading a reply: %v (server ended: %v)", r.err, s.ended())
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(r.b, &m); err != nil {
+			s.t.Fatalf("reply %q is not JSON: %v", r.b, err)
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		s.t.Fatalf("no reply in 10 s (server ended: %v)", s.ended())
+	}
+	return nil
+}
+
+func (s *rawSession) ended() any {
+	select {
+	case err := <-s.done:
+		return err
+	default:
+		return false
+	}
+}
+
+// echo checks the server still answers a tools/call.
+func (s *rawSession) echo(id int, text string) {
+	s.t.Helper()
+	s.send(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + text + `"}}}`)
+	r := s.recv()
+	if string(r["id"]) != itoa(id) || !strings.Contains(string(r["result"]), text) {
+		s.t.Fatalf("tools/call %d: %v", id, r)
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestTransportSurvivesBadLines(t *testing.T) {
+	s := serve(t, 4096)
+	for i, c := range []struct {
+		line string
+		code int
+		id   string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call"`, -32700, "null"},
+		{`garbage`, -32700, "null"},
+		{"\x00", -32700, "null"},
+		{`{"jsonrpc":"1.0","id":2,"method":"ping"}`, -32600, "2"},
+		{`{"id":3,"method":"ping"}`, -32600, "3"},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600, "null"},
+		{`[{"jsonrpc":"2.0","id":4,"method":"ping"}]`, -32600, "null"},
+		{strings.Repeat("[", 10000) + strings.Repeat("]", 10000), -32600, "null"},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping","params":` + strings.Repeat("x", 5000) + `}`, -32600, "null"},
+	} {
+		s.send(c.line)
+		r := s.recv()
+		var e struct{ Code int }
+		json.Unmarshal(r["error"], &e)
+		if e.Code != c.code || string(r["id"]) != c.id {
+			t.Errorf("line %d %.40q: reply %v; want code %d id %s", i, c.line, r, c.code, c.id)
+		}
+		s.echo(100+i, "alive")
+	}
+	// Blank lines and CRLF endings are fine; an unknown method is the SDK's to answer.
+	s.send("")
+	s.send(`{"jsonrpc":"2.0","id":6,"method":"ping"}` + "\r")
+	if r := s.recv(); string(r["id"]) != "6" || r["error"] != nil {
+		t.Errorf("ping: %v", r)
+	}
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"no/such"}`)
+	if r := s.recv(); string(r["id"]) != "7" || r["error"] == nil {
+		t.Errorf("unknown method: %v", r)
+	}
+	s.echo(8, "still")
+}
+
+// The stream's end ends the session cleanly.
+func TestTransportEOF(t *testing.T) {
+	s := serve(t, 0)
+	s.in.Close()
+	select {
+	case err := <-s.done:
+		if err != nil && !errors.Is(err, io.EOF) {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end at EOF")
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	r := bufio.NewReaderSize(strings.NewReader("ab\n"+strings.Repeat("x", 100)+"\ncd"), 16)
+	for _, want := range []struct {
+		line string
+		err  error
+	}{{"ab", nil}, {"", errTooLong}, {"cd", io.EOF}} {
+		line, err := readLine(r, nil, 10)
+		if string(line) != want.line || !errors.Is(err, want.err) {
+			t.Fatalf("got %q %v, want %q %v", line, err, want.line, want.err)
+		}
+	}
+}
