@@ -14,6 +14,7 @@ var catalog = sync.OnceValue(func() []*Tool {
 		shotTools(),      // screenshot.go: screenshot_pane
 		waitTools(),      // wait.go: wait_for_text, wait_for_channel, signal_channel
 		pipeTools(),      // pipe.go: pipe_pane
+		recordTools(),    // record.go: start_recording, stop_recording, list_recordings
 		lifecycleTools(), // lifecycle.go: select/swap/resize/kill/rename/layout/copy mode/respawn
 		optionTools(),    // options.go: options, environment, hooks
 		bufferTools(),    // buffers.go
