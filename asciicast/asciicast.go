@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -211,3 +212,24 @@ func ParseSize(s string) (cols, rows int, err error) {
 
 // SizeData is a resize event's data.
 func SizeData(cols, rows int) string { return strconv.Itoa(cols) + "x" + strconv.Itoa(rows) }
+
+// ReadFile reads and checks the recording in a file (see Read).
+func ReadFile(path string) (Header, []Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// OutputText joins the data of the output events: what a player prints.
+func OutputText(evs []Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Code == Output {
+			b.WriteString(e.Data)
+		}
+	}
+	return b.String()
+}

@@ -26,26 +26,11 @@ func setup(t *testing.T) (*testtmux.Server, *tmux.Server, string) {
 
 func readCast(t *testing.T, path string) (asciicast.Header, []asciicast.Event) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, evs, err := asciicast.Read(f)
+	h, evs, err := asciicast.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%s is not a valid asciicast v2 file: %v", path, err)
 	}
 	return h, evs
-}
-
-func output(evs []asciicast.Event) string {
-	var b strings.Builder
-	for _, e := range evs {
-		if e.Code == asciicast.Output {
-			b.WriteString(e.Data)
-		}
-	}
-	return b.String()
 }
 
 func TestRecordSession(t *testing.T) {
@@ -67,7 +52,7 @@ func TestRecordSession(t *testing.T) {
 	tmx.Tmux("send-keys", "-t", pane, "echo done", "Enter")
 	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "done\n") })
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(output(castEvents(t, path)), "done\r\n") && time.Now().Before(deadline) {
+	for !strings.Contains(asciicast.OutputText(castEvents(t, path)), "done\r\n") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond) // the test waits for the file; the recorder does not poll
 	}
 	s := rec.Stop()
@@ -90,7 +75,7 @@ func TestRecordSession(t *testing.T) {
 	if !strings.HasPrefix(all, "o") || !strings.Contains(all, "m") || !strings.Contains(all, "r") || !strings.HasSuffix(all, "m") || len(evs) != s.Events {
 		t.Errorf("events %q (%d, summary %d)", all, len(evs), s.Events)
 	}
-	if out := output(evs); !strings.Contains(out, "\x1b[32mgreen\x1b[0m") || strings.Index(out, "green") > strings.Index(out, "done") {
+	if out := asciicast.OutputText(evs); !strings.Contains(out, "\x1b[32mgreen\x1b[0m") || strings.Index(out, "green") > strings.Index(out, "done") {
 		t.Errorf("output %q", out)
 	}
 	if evs[len(evs)-1].Data != "recording ended: stopped" {
@@ -103,12 +88,7 @@ func TestRecordSession(t *testing.T) {
 
 // castEvents reads what the recorder flushed so far.
 func castEvents(t *testing.T, path string) []asciicast.Event {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, evs, _ := asciicast.Read(f)
+	_, evs, _ := asciicast.ReadFile(path)
 	return evs
 }
 
@@ -199,7 +179,7 @@ func TestReconnect(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	tmx.Tmux("send-keys", "-t", pane, "echo after-reconnect", "Enter")
-	for !strings.Contains(output(castEvents(t, path)), "after-reconnect\r\n") && time.Now().Before(deadline) {
+	for !strings.Contains(asciicast.OutputText(castEvents(t, path)), "after-reconnect\r\n") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	s := rec.Stop()
@@ -210,7 +190,7 @@ func TestReconnect(t *testing.T) {
 			labels = append(labels, e.Data)
 		}
 	}
-	if s.Ended != record.EndStopped || len(labels) != 2 || !strings.HasPrefix(labels[0], "stream reconnected") || !strings.Contains(output(evs), "after-reconnect\r\n") {
-		t.Errorf("summary %+v, markers %q, output %q", s, labels, output(evs))
+	if s.Ended != record.EndStopped || len(labels) != 2 || !strings.HasPrefix(labels[0], "stream reconnected") || !strings.Contains(asciicast.OutputText(evs), "after-reconnect\r\n") {
+		t.Errorf("summary %+v, markers %q, output %q", s, labels, asciicast.OutputText(evs))
 	}
 }

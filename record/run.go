@@ -13,8 +13,12 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
-// sizeTimeout bounds the query of the pane's size after a layout change.
-const sizeTimeout = 2 * time.Second
+// Bounds of the recorder's own requests to tmux: the pane's size after a layout change, and a
+// new stream after the old one's session went.
+const (
+	sizeTimeout    = 2 * time.Second
+	rewatchTimeout = 5 * time.Second
+)
 
 // run writes the stream's output from offset off until the recording ends. It sleeps on the
 // stream, on marks and layout changes (kick) and on Stop; nothing polls.
@@ -78,7 +82,7 @@ func (r *Recording) rewatch(err error) *stream.Watch {
 	if !errors.Is(err, stream.ErrSessionGone) {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), rewatchTimeout)
 	defer cancel()
 	nw, err := r.ts.WatchPane(ctx, r.pane)
 	if err != nil {

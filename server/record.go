@@ -110,11 +110,14 @@ type recordings struct {
 	mu      sync.Mutex
 	running map[string]*recEntry
 	ended   []record.Summary // oldest first
+	closed  bool
 }
 
+// recEntry is a running recording; rec is nil while it starts.
 type recEntry struct {
-	ts  *tmux.Server
-	rec *record.Recording
+	ts   *tmux.Server
+	pane string
+	rec  *record.Recording
 }
 
 func startRecording(ctx context.Context, c *Call, in *startRecordingIn) (RecordingStarted, error) {
@@ -127,34 +130,75 @@ func startRecording(ctx context.Context, c *Call, in *startRecordingIn) (Recordi
 		return RecordingStarted{}, err
 	}
 	rs := &c.srv.rec
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if _, busy := rs.running[path]; busy {
-		return RecordingStarted{}, fail("Stop it with stop_recording, or choose another output_path.", "start_recording: %s is being recorded already", path)
+	if err := rs.claim(path, t.ts, t.pane.PaneID); err != nil {
+		return RecordingStarted{}, err
 	}
-	for _, e := range rs.running {
-		if e.ts == t.ts && e.rec.Summary().Pane == t.pane.PaneID {
-			return RecordingStarted{}, fail("Stop that recording first (stop_recording), or record another pane.", "start_recording: pane %s is being recorded already, to %s", t.pane.PaneID, e.rec.Summary().Path)
-		}
-	}
+	// Unlocked while it starts (it may wait for a stream connection): runs must not wait.
 	o := record.Options{Path: path, Overwrite: in.Overwrite, MaxBytes: in.MaxBytes, Title: str(in.Title)}
 	rec, err := record.Start(ctx, t.ts, t.pane.PaneID, o)
+	if err == nil && !rs.started(path, rec) {
+		rec.Stop()
+		err = errors.New("the server is shutting down")
+	}
 	switch {
+	case err == nil:
 	case errors.Is(err, record.ErrExists):
+		rs.unclaim(path)
 		return RecordingStarted{}, fail("Pass overwrite=true to replace it, or choose another output_path.", "start_recording: %s exists", path)
 	case errors.Is(err, tmux.ErrNotFound):
+		rs.unclaim(path)
 		return RecordingStarted{}, fail("List the live panes with list_panes and record one of them.", "start_recording: pane %s is gone or dead", t.pane.PaneID)
-	case err != nil:
+	default:
+		rs.unclaim(path)
 		return RecordingStarted{}, fmt.Errorf("start_recording: %w", err)
 	}
-	if rs.running == nil {
-		rs.running = map[string]*recEntry{}
-	}
-	rs.running[path] = &recEntry{ts: t.ts, rec: rec}
 	go rs.reap(path, rec)
 	s := rec.Summary()
 	return RecordingStarted{PaneID: s.Pane, OutputPath: path, Width: s.Width, Height: s.Height, Title: s.Title, MaxBytes: s.MaxBytes,
 		StartedAt: s.Started.UTC().Format(time.RFC3339), Watch: playCommand(path)}, nil
+}
+
+// claim reserves a path and a pane for a recording about to start, refusing either when a
+// recording has it.
+func (rs *recordings) claim(path string, ts *tmux.Server, pane string) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.closed {
+		return errors.New("start_recording: the server is shutting down")
+	}
+	if _, busy := rs.running[path]; busy {
+		return fail("Stop it with stop_recording, or choose another output_path.", "start_recording: %s is being recorded already", path)
+	}
+	for p, e := range rs.running {
+		if e.ts == ts && e.pane == pane {
+			return fail("Stop that recording first (stop_recording), or record another pane.", "start_recording: pane %s is being recorded already, to %s", pane, p)
+		}
+	}
+	if rs.running == nil {
+		rs.running = map[string]*recEntry{}
+	}
+	rs.running[path] = &recEntry{ts: ts, pane: pane}
+	return nil
+}
+
+// started fills in a claimed entry; false when the server closed meanwhile.
+func (rs *recordings) started(path string, rec *record.Recording) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	e := rs.running[path]
+	if rs.closed || e == nil {
+		return false
+	}
+	e.rec = rec
+	return true
+}
+
+func (rs *recordings) unclaim(path string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if e := rs.running[path]; e != nil && e.rec == nil {
+		delete(rs.running, path)
+	}
 }
 
 // reap moves a recording that ended by itself (or was stopped) to the ended list.
@@ -164,17 +208,25 @@ func (rs *recordings) reap(path string, rec *record.Recording) {
 	defer rs.mu.Unlock()
 	if e := rs.running[path]; e != nil && e.rec == rec {
 		delete(rs.running, path)
-		rs.ended = append(rs.ended, rec.Summary())
-		if len(rs.ended) > keptEnded {
-			rs.ended = rs.ended[len(rs.ended)-keptEnded:]
-		}
+		rs.endedLocked(rec.Summary())
+	}
+}
+
+// endedLocked remembers an ended recording, the last keptEnded of them.
+func (rs *recordings) endedLocked(s record.Summary) {
+	rs.ended = append(rs.ended, s)
+	if len(rs.ended) > keptEnded {
+		rs.ended = rs.ended[len(rs.ended)-keptEnded:]
 	}
 }
 
 // recordPath checks output_path: absolute, then pipe_pane's checks (the pipe root with
 // symlinks resolved, an existing directory, not a directory itself).
 func (s *Server) recordPath(p string) (string, error) {
-	if p != "" && !strings.ContainsRune(p, 0) && !filepath.IsAbs(p) {
+	if p == "" {
+		return "", fail("Give the absolute path of the .cast file to write, e.g. "+filepath.Join(os.TempDir(), "pane.cast")+".", "output_path is empty")
+	}
+	if !strings.ContainsRune(p, 0) && !filepath.IsAbs(p) {
 		return "", fail("Give an absolute path, e.g. "+filepath.Join(os.TempDir(), "pane.cast")+".", "output_path %q is relative; start_recording takes absolute paths only", truncate(p, 200))
 	}
 	return s.pipePath(p)
@@ -217,7 +269,7 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 	rs.mu.Lock()
 	var found *record.Recording
 	for path, e := range rs.running {
-		if match(e.rec.Summary(), e.ts) {
+		if e.rec != nil && match(e.rec.Summary(), e.ts) {
 			found = e.rec
 			delete(rs.running, path)
 			break
@@ -235,10 +287,7 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 	rs.mu.Unlock()
 	s := found.Stop()
 	rs.mu.Lock()
-	rs.ended = append(rs.ended, s)
-	if len(rs.ended) > keptEnded {
-		rs.ended = rs.ended[len(rs.ended)-keptEnded:]
-	}
+	rs.endedLocked(s)
 	rs.mu.Unlock()
 	return summaryOut(s), nil
 }
@@ -257,7 +306,9 @@ func listRecordings(ctx context.Context, c *Call, in *listRecordingsIn) (Recordi
 	out := RecordingList{Recordings: []RecordingSummary{}}
 	var running []RecordingSummary
 	for _, e := range rs.running {
-		running = append(running, summaryOut(e.rec.Summary()))
+		if e.rec != nil {
+			running = append(running, summaryOut(e.rec.Summary()))
+		}
 	}
 	sort.Slice(running, func(i, j int) bool { return running[i].OutputPath < running[j].OutputPath })
 	out.Recordings = append(out.Recordings, running...)
@@ -273,7 +324,7 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 	rs.mu.Lock()
 	var recs []*record.Recording
 	for _, e := range rs.running {
-		if e.ts == ts && e.rec.Summary().Pane == pane {
+		if e.ts == ts && e.pane == pane && e.rec != nil {
 			recs = append(recs, e.rec)
 		}
 	}
@@ -304,9 +355,11 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 func (rs *recordings) closeAll() {
 	rs.mu.Lock()
 	all := rs.running
-	rs.running = nil
+	rs.running, rs.closed = nil, true
 	rs.mu.Unlock()
 	for _, e := range all {
-		e.rec.Stop()
+		if e.rec != nil {
+			e.rec.Stop()
+		}
 	}
 }
