@@ -150,8 +150,7 @@ func (r *Recording) open(o Options, frame string) error {
 	if err != nil {
 		return err
 	}
-	h := asciicast.Header{Width: r.sum.Width, Height: r.sum.Height, Timestamp: r.start.Unix(), Title: r.sum.Title,
-		Env: map[string]string{"TERM": "tmux-256color"}}
+	h := asciicast.Header{Width: r.sum.Width, Height: r.sum.Height, Timestamp: r.start.Unix(), Title: r.sum.Title}
 	w, err := asciicast.NewWriter(f, h, o.MaxBytes)
 	if err == nil {
 		err = w.Write(0, asciicast.Output, frame)
@@ -176,7 +175,9 @@ func firstFrame(lines []string, cx, cy int, alt bool) string {
 		b.WriteString("\x1b[?1049h")
 	}
 	b.WriteString("\x1b[H\x1b[2J")
-	b.WriteString(strings.Join(lines, "\x1b[0m\r\n"))
+	// tmux carries the style from one line to the next (it writes only changes): no reset
+	// between lines.
+	b.WriteString(strings.Join(lines, "\r\n"))
 	fmt.Fprintf(&b, "\x1b[0m\x1b[%d;%dH", cy+1, cx+1)
 	return b.String()
 }

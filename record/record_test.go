@@ -12,6 +12,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/asciicast"
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/record"
+	"github.com/tmux-mcp/tmux-mcp/screen"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -37,9 +38,20 @@ func TestRecordSession(t *testing.T) {
 	tmx, ts, pane := setup(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.cast")
+	tmx.Tmux("send-keys", "-t", pane, "printf '\\033[31mbefore\\nthe start\\033[0m\\n'", "Enter")
+	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "the start\n") })
 	rec, err := record.Start(ctx, ts, pane, record.Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The first event draws the screen as it was: its text is tmux's, and the style carried
+	// from one line to the next (tmux writes only changes) is kept.
+	_, first := readCast(t, path)
+	if got, want := screen.Parse([]byte(first[0].Data), 80, 24).Text(), strings.TrimRight(tmx.Tmux("capture-pane", "-p", "-t", pane), "\n"); strings.TrimRight(got, "\n") != want {
+		t.Errorf("first frame shows\n%s\nwant\n%s", got, want)
+	}
+	if g := screen.Parse([]byte(first[0].Data), 80, 24); g.At(0, 2).Style.FG != screen.Indexed(1) {
+		t.Errorf("first frame: the second red line is not red: %+v", g.At(0, 2))
 	}
 	if _, err := record.Start(ctx, ts, pane, record.Options{Path: path}); !errors.Is(err, record.ErrExists) {
 		t.Errorf("a second recording into the same file: %v", err)

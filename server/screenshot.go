@@ -30,13 +30,13 @@ func shotTools() []*Tool {
 	}
 }
 
-// Screenshot bounds: the image is at most maxShotPixels (a paletted image is a byte a pixel
-// while drawn; a 120×40 pane at scale 1 is 0.65 M).
+// Screenshot bounds: the image is at most maxShotPixels while it is drawn, a byte a pixel
+// when paletted and four in 24-bit (a 120×40 pane at scale 1 is 0.65 M pixels, 300×100 4 M).
 const (
 	minShotScale   = 0.5
 	maxShotScale   = 4
 	maxShotHistory = 1000
-	maxShotPixels  = 16_000_000
+	maxShotPixels  = 8_000_000
 )
 
 type screenshotIn struct {
@@ -116,9 +116,6 @@ func takeScreenshot(ctx context.Context, ts *tmux.Server, pane string, scale flo
 		th = screenshot.Dark
 	}
 	scale = max(minShotScale, min(scale, maxShotScale))
-	if scale == 0 {
-		scale = 1
-	}
 	// -N keeps trailing blanks: a bar of background colour to the end of a line.
 	capture := []string{"capture-pane", "-e", "-p", "-N", "-t", pane}
 	if start < 0 {
