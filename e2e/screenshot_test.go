@@ -192,6 +192,13 @@ func TestScreenshotScrollbackAndErrors(t *testing.T) {
 	if _, err := readResource(t, c, "tmux://panes/%9999/screenshot"); err == nil || !strings.Contains(err.Error(), "%9999") {
 		t.Errorf("resource of an unknown pane: %v", err)
 	}
+	// A full-screen program's alternate screen is reported.
+	c.Tmx.Tmux("send-keys", "-t", p, `printf '\033[?1049h\033[Halt-screen'; cat`, "Enter")
+	c.Tmx.WaitFor(p, func(string) bool { return c.fmt(p, "#{alternate_on}") == "1" })
+	if alt, _, line := shoot(t, c, map[string]any{"pane_id": p}); !alt.AlternateOn || !strings.Contains(line, "alternate screen on") {
+		t.Errorf("on the alternate screen: %+v (%s)", alt, line)
+	}
+	c.Tmx.Tmux("send-keys", "-t", p, "C-c", "")
 	c.Tmx.Tmux("set-option", "-t", p, "remain-on-exit", "on")
 	c.Tmx.Tmux("send-keys", "-t", p, "exit", "Enter")
 	c.Tmx.WaitFor(p, func(string) bool { return c.fmt(p, "#{pane_dead}") == "1" })
