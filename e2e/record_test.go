@@ -90,7 +90,31 @@ func TestRecordScriptedSession(t *testing.T) {
 		t.Errorf("start: %+v; %s", st, text(res))
 	}
 
-	// The script: colours, a CR progress bar, a resize, a run_shell_command.
+	playScript(t, c, p, pipeLog, cast)
+
+	var sum recSummary
+	c.OK("stop_recording", map[string]any{"output_path": cast}, &sum)
+	fi, err := os.Stat(cast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.OutputPath != cast || sum.Running || sum.Ended != "stopped" || sum.Bytes != fi.Size() || sum.DurationSeconds <= 0 || sum.ResizeEvents != 1 || sum.MarkerEvents != 3 || sum.Play == "" {
+		t.Errorf("stop: %+v (file %d bytes)", sum, fi.Size())
+	}
+
+	checkCast(t, cast, pipeLog, sum)
+	// Stopping again returns the same summary.
+	var again recSummary
+	c.OK("stop_recording", map[string]any{"pane_id": p}, &again)
+	if again.Bytes != sum.Bytes || again.Ended != "stopped" {
+		t.Errorf("second stop: %+v", again)
+	}
+}
+
+// playScript types the scripted session into pane p: colours, a CR progress bar, a resize, a
+// run_shell_command, and waits until the pipe log and the recording hold its end.
+func playScript(t *testing.T, c *Client, p, pipeLog, cast string) {
+	t.Helper()
 	send := func(keys, want string) {
 		t.Helper()
 		c.OK("send_keys", map[string]any{"pane_id": p, "keys": keys}, nil)
@@ -115,16 +139,12 @@ func TestRecordScriptedSession(t *testing.T) {
 		return promptAfterEnd(asciicast.OutputText(evs))
 	})
 
-	var sum recSummary
-	c.OK("stop_recording", map[string]any{"output_path": cast}, &sum)
-	fi, err := os.Stat(cast)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.OutputPath != cast || sum.Running || sum.Ended != "stopped" || sum.Bytes != fi.Size() || sum.DurationSeconds <= 0 || sum.ResizeEvents != 1 || sum.MarkerEvents != 3 || sum.Play == "" {
-		t.Errorf("stop: %+v (file %d bytes)", sum, fi.Size())
-	}
+}
 
+// checkCast reads the recording line by line as asciicast v2 and checks it against what the
+// pane received (pipeLog) and what the real asciinema prints.
+func checkCast(t *testing.T, cast, pipeLog string, sum recSummary) {
+	t.Helper()
 	// Line by line, asciicast v2: the header, then the events in order.
 	h, evs := readCastFile(t, cast)
 	if h.Version != 2 || h.Width != 80 || h.Height != 24 || h.Title != "bash" || h.Timestamp == 0 || len(evs) != sum.Events {
@@ -164,12 +184,6 @@ func TestRecordScriptedSession(t *testing.T) {
 	// The real asciinema prints the same output: the first frame, then what the pane received.
 	if got := asciinemaCat(t, cast); got != evs[0].Data+string(log) {
 		t.Errorf("asciinema cat printed %q,\nwant the first frame and %q", got, log)
-	}
-	// Stopping again returns the same summary.
-	var again recSummary
-	c.OK("stop_recording", map[string]any{"pane_id": p}, &again)
-	if again.Bytes != sum.Bytes || again.Ended != "stopped" {
-		t.Errorf("second stop: %+v", again)
 	}
 }
 
