@@ -137,7 +137,7 @@ func TestLimitAndRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmx.Tmux("send-keys", "-t", pane, "seq 1 5000", "Enter")
+	tmx.Tmux("send-keys", "-t", pane, "yes recorded | head -c 2000000", "Enter") // far past the limit, even if a busy machine loses some
 	select {
 	case <-rec.Done():
 	case <-time.After(10 * time.Second):
