@@ -243,7 +243,7 @@ func (s *Server) pipePath(p string) (string, error) {
 // withinRoot resolves abs (.. and the symlinks of its longest existing prefix) and refuses it
 // unless it lies below root.
 func withinRoot(root, abs string) (string, error) {
-	hint := fmt.Sprintf("LIBTMUX_MCP_PIPE_ROOT confines pipe_pane to %s; choose a file below it.", root)
+	hint := fmt.Sprintf("LIBTMUX_MCP_PIPE_ROOT confines the files pipe_pane and start_recording write to %s; choose a file below it.", root)
 	rootAbs, err := filepath.Abs(root)
 	if err == nil {
 		rootAbs, err = filepath.EvalSymlinks(rootAbs)

@@ -72,6 +72,7 @@ func (s *Server) addResources() {
 	for _, t := range resourceTemplates {
 		s.mcp.AddResourceTemplate(t, s.readResource)
 	}
+	s.addScreenshotResource()
 	s.mcp.AddReceivingMiddleware(s.resourceMiddleware)
 }
 
@@ -177,7 +178,7 @@ func isHex(c byte) bool {
 
 // resURI is a parsed resource URI.
 type resURI struct {
-	kind    string // sessions, session, windows, window, pane, content
+	kind    string // sessions, session, windows, window, pane, content, screenshot
 	session string
 	window  int
 	pane    string
@@ -234,13 +235,13 @@ func parseResourceURI(raw string) (resURI, error) {
 				return u, fmt.Errorf("window index %q is not a number", truncate(segs[3], 40))
 			}
 		}
-	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && segs[2] == "content"):
+	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && (segs[2] == "content" || segs[2] == "screenshot")):
 		if u.pane, ok = decodePaneID(segs[1]); !ok {
 			return u, fmt.Errorf("pane id %q is not a pane id (%%1, or percent-encoded %%251)", truncate(segs[1], 80))
 		}
 		u.kind = "pane"
 		if len(segs) == 3 {
-			u.kind = "content"
+			u.kind = segs[2] // content, or screenshot (screenshot.go serves it)
 		}
 	default:
 		return u, fmt.Errorf("no resource has the path %q", truncate(path, 100))
@@ -286,15 +287,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	c := &Call{srv: s}
 	v, err := c.resourceValue(ctx, u)
 	if err != nil {
-		var te *toolError
-		if errors.As(err, &te) || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
-			msg := err.Error()
-			if te != nil {
-				msg = te.msg
-			}
-			return nil, resourceNotFound(uri, msg)
-		}
-		return nil, err
+		return nil, resourceErr(uri, err)
 	}
 	if text, ok := v.(string); ok {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
@@ -304,6 +297,19 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// resourceErr makes a refusal or a missing object a resource-not-found error naming it.
+func resourceErr(uri string, err error) error {
+	var te *toolError
+	if errors.As(err, &te) || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
+		msg := err.Error()
+		if te != nil {
+			msg = te.msg
+		}
+		return resourceNotFound(uri, msg)
+	}
+	return err
 }
 
 // resourceValue reads what u names: a string for text/plain, else a value for JSON.

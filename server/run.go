@@ -112,11 +112,13 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if err := c.srv.state.reserve(k, fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60))); err != nil {
 		return p, res, err
 	}
+	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
 		Pane: p, Family: fam, Command: a.command,
 		Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
 		Release: func() { c.srv.state.release(k) },
 	})
+	ended(res, err)
 	return p, res, err
 }
 

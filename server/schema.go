@@ -55,6 +55,11 @@ func minimum(name string, v float64) schemaEdit {
 	return func(s *jsonschema.Schema) { prop(s, name).Minimum = &v }
 }
 
+// maximum sets a numeric property's maximum.
+func maximum(name string, v float64) schemaEdit {
+	return func(s *jsonschema.Schema) { prop(s, name).Maximum = &v }
+}
+
 // objectOrJSON makes a property accept an object of strings, a JSON string of one, or null
 // (some clients can only send strings).
 func objectOrJSON(name, desc string) schemaEdit {

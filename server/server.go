@@ -37,6 +37,8 @@ type Server struct {
 
 	read readState // live streams for cursors, subscriptions, topology watches (resources.go)
 
+	rec recordings // pane recordings (record.go)
+
 	registered chan struct{} // closed once the tools are registered with the SDK (registerTools)
 }
 
@@ -249,6 +251,7 @@ func (s *Server) Close() {
 	<-s.registered
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	s.rec.closeAll()
 	s.state.cleanup(ctx, s)
 	s.read.close()
 	s.mu.Lock()

@@ -118,6 +118,9 @@ type Call struct {
 // texter lets a result choose its own text block instead of its JSON.
 type texter interface{ Text() string }
 
+// contenter lets a result add content blocks after its text (screenshot_pane's image).
+type contenter interface{ Content() []mcp.Content }
+
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
 	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking}
 	t.key = sp.Name
@@ -346,10 +349,11 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 	if tx, ok := out.(texter); ok {
 		text = tx.Text()
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(b),
+	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	if cr, ok := out.(contenter); ok {
+		content = append(content, cr.Content()...)
 	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(b)}
 }
 
 func errorResult(tool string, err error) *mcp.CallToolResult {

@@ -184,6 +184,13 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 		}
 		rows = append(rows, row{what: "wait_for_text wake-up (print seen by tmux → result)", value: stat(wake), target: "median ≤ 1 ms", met: yesNo(wake.pct(0.5) <= time.Millisecond)})
 	}
+	if cl.has("screenshot_pane") {
+		shots, err := screenshotRows(ctx, bin, tmx, dir, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, shots...)
+	}
 	if idle > 0 && cl.has("capture_since") {
 		cpu, watched, err := cl.idleCPU(ctx, tmx, idle)
 		if err != nil {
