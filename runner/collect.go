@@ -6,36 +6,39 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 )
 
-// overlap is how many trailing body bytes are scanned again with each new chunk: an end marker
-// split across chunks ("<id>_E <status> <id>_D" plus a CR LF before it) is found whole.
-const overlap = 2*shellrun.IDLen + len("_E 255 _D") + 8
-
 // collector gathers one run's output from its stream and finds the frame's markers in it,
-// incrementally: each chunk is scanned once (plus a small overlap). Memory is bounded by window:
-// the bytes before the start marker and the body keep only their newest window bytes, and what
-// is cut from the body's front is counted.
+// incrementally: each chunk is scanned once (a possible marker cut by the chunk's end is
+// scanned again with the next). Memory is bounded by window: the bytes before the start marker
+// and the body keep only their newest window bytes, and what is cut from the body's front is
+// counted.
 type collector struct {
-	id     string
-	window int
+	id      string
+	window  int
+	ours    func(id string) bool // ids this runner minted (their markers in the body are foreign runs)
+	foreign bool                 // a marker of another of our runs was in the body
 
-	started   bool   // the start marker line was seen (or given up on: lostStart)
+	started   bool   // the start marker was seen (or given up on: lostStart)
 	lostStart bool   // the start marker fell out of the ring: the body starts partway
 	missedPre bool   // bytes were missed before the start marker was found
-	pre       []byte // output before the start marker line (the echo of the typed line)
-	preScan   int    // pre[:preScan] holds no (beginning of a) complete end marker
-	body      []byte // output after the start marker line
+	pre       []byte // output before the start marker (the echo of the typed line)
+	preScan   int    // pre[:preScan] holds no (beginning of a) marker
+	body      []byte // output after the start marker
 	scan      int    // body[:scan] holds no (beginning of an) end marker
 
 	done   bool
 	status int
+	failed string // the wrapper's failure marker's reason
 
 	cutLines int   // complete lines cut from the body's front (window)
 	cutBytes int64 // bytes cut from the body's front
 	discard  bool  // the body is no longer wanted: keep only what marker detection needs
 }
 
-func newCollector(id string, window int) *collector {
-	return &collector{id: id, window: max(window, 4*overlap)}
+func newCollector(id string, window int, ours func(string) bool) *collector {
+	if ours == nil {
+		ours = func(string) bool { return false }
+	}
+	return &collector{id: id, window: max(window, 4096), ours: ours}
 }
 
 // missed records that the stream dropped bytes (or tmux discarded some) before the next chunk.
@@ -53,7 +56,7 @@ func (c *collector) resetPre() {
 
 // feed adds the next chunk of the pane's output.
 func (c *collector) feed(p []byte) {
-	if c.done || len(p) == 0 {
+	if c.done || c.failed != "" || len(p) == 0 {
 		return
 	}
 	if c.started {
@@ -68,37 +71,40 @@ func (c *collector) feed(p []byte) {
 	c.trim()
 }
 
-// findStart looks for the start marker line in pre and moves what follows it into body. When
-// bytes were missed before it and it is not there, the start is lost: everything kept counts
-// as body.
+// findStart looks for the start marker in pre and moves what follows it into body. An end
+// marker without a start (it fell out of the ring) still ends the run: waiting on would hold
+// the pane forever.
 func (c *collector) findStart() bool {
-	tok := []byte(c.id + "_S")
-	for from := 0; ; {
-		i := bytes.Index(c.pre[from:], tok)
-		if i < 0 {
+	for from := c.preScan; ; {
+		m, ok := shellrun.NextMarker(c.pre, from)
+		if !ok {
 			break
 		}
-		at := from + i + len(tok)
-		switch n := lineEnd(c.pre[at:]); {
-		case n == 0:
-			return false // the rest of the marker line is still to come
-		case n > 0:
+		from = m.End
+		if m.ID != c.id {
+			continue
+		}
+		switch m.Kind {
+		case shellrun.StartMarker:
 			c.started = true
-			c.body = append([]byte(nil), c.pre[at+n:]...)
-			c.pre = nil
+			c.body = append([]byte(nil), c.pre[m.End:]...)
+			c.pre = c.pre[:m.Start]
+			return true
+		case shellrun.FailMarker:
+			c.failed = m.Reason
+			return false
+		case shellrun.EndMarker:
+			c.started, c.lostStart = true, true
+			c.body, c.pre = c.pre, nil
 			return true
 		}
-		from = at // not a marker line: something else follows the token
 	}
-	// Without its start, an end marker still ends the run: the start must have been lost
-	// (the stream dropped bytes), and waiting on would hold the pane forever.
-	endTok := []byte(c.id + "_E ")
-	if c.missedPre || bytes.Contains(c.pre[c.preScan:], endTok) && shellrun.Parse(c.pre, c.id).Done {
+	if c.missedPre {
 		c.started, c.lostStart = true, true
 		c.body, c.pre = c.pre, nil
 		return true
 	}
-	c.preScan = max(0, len(c.pre)-overlap) // a marker may still be completing
+	c.preScan = len(c.pre) - shellrun.PartialMarker(c.pre)
 	if over := len(c.pre) - c.window; over > 0 {
 		// Not our output (the shell has not run our line yet): keep only the newest bytes.
 		n := copy(c.pre, c.pre[over:])
@@ -110,19 +116,28 @@ func (c *collector) findStart() bool {
 
 // scanEnd looks for the end marker in the bytes not yet scanned.
 func (c *collector) scanEnd() {
-	if !bytes.Contains(c.body[c.scan:], []byte(c.id+"_E ")) {
-		c.scan = max(0, len(c.body)-overlap)
-		return
+	for from := c.scan; ; {
+		m, ok := shellrun.NextMarker(c.body, from)
+		if !ok {
+			break
+		}
+		from = m.End
+		switch {
+		case m.ID != c.id:
+			if c.ours(m.ID) {
+				c.foreign = true
+			}
+		case m.Kind == shellrun.EndMarker:
+			c.done, c.status = true, m.Status
+			body := c.body[:m.Start]
+			c.body = body[:len(body)-shellrun.TrailingBreak(body, false)]
+			return
+		case m.Kind == shellrun.FailMarker:
+			c.failed = m.Reason
+			return
+		}
 	}
-	p := shellrun.Parse(c.body[c.scan:], c.id)
-	// A marker that ends the data so far may still be followed by something that makes it
-	// no marker ("..._D0"): the wrapper always prints a line end after it, so wait for that.
-	if p.Done && c.scan+p.End < len(c.body) {
-		c.done, c.status = true, p.Status
-		c.body = c.body[:c.scan+len(p.Body)]
-		return
-	}
-	c.scan = max(0, len(c.body)-overlap)
+	c.scan = len(c.body) - shellrun.PartialMarker(c.body)
 }
 
 // trim cuts the body's front beyond the window, at a line boundary when it can.
@@ -136,16 +151,12 @@ func (c *collector) trim() {
 	} else if len(c.body) <= c.window+c.window/2 {
 		return // cut in batches: each cut moves the whole window
 	}
-	cut := len(c.body) - limit
+	cut := min(len(c.body)-limit, c.scan)
 	if cut <= 0 {
 		return
 	}
-	cut = min(cut, c.scan)
 	if k := bytes.IndexByte(c.body[cut:c.scan], '\n'); k >= 0 && !c.discard {
 		cut += k + 1
-	}
-	if cut <= 0 {
-		return
 	}
 	c.cutLines += bytes.Count(c.body[:cut], []byte{'\n'})
 	c.cutBytes += int64(cut)
@@ -154,55 +165,15 @@ func (c *collector) trim() {
 	c.scan -= cut
 }
 
-// output returns the body gathered so far: all of it when done, else without a trailing partial
-// end marker and line break.
+// output returns the body gathered so far: all of it when done, else without a trailing
+// partial marker and line break.
 func (c *collector) output() []byte {
-	if c.done || !c.started {
-		if !c.started {
-			return nil
-		}
+	if !c.started {
+		return nil
+	}
+	if c.done {
 		return c.body
 	}
-	p := shellrun.Parse(c.body[c.scan:], c.id)
-	return c.body[:c.scan+len(p.Body)]
-}
-
-// lineEnd reports how the start marker's line ends in b (what follows the token): the length
-// up to and including its LF when only CR, blanks and escape sequences come before it, 0 when
-// b ends before that is known, -1 when something else follows (not a marker line).
-func lineEnd(b []byte) int {
-	for j := 0; j < len(b); {
-		switch c := b[j]; {
-		case c == '\n':
-			return j + 1
-		case c == '\r' || c == ' ' || c == '\t':
-			j++
-		case c == 0x1b:
-			n := escLen(b[j:])
-			if n == 0 {
-				return 0
-			}
-			j += n
-		default:
-			return -1
-		}
-	}
-	return 0
-}
-
-// escLen is the length of the escape sequence at the start of b (CSI or a two-byte ESC
-// sequence), 0 when b ends inside it.
-func escLen(b []byte) int {
-	if len(b) < 2 {
-		return 0
-	}
-	if b[1] != '[' {
-		return 2
-	}
-	for i := 2; i < len(b); i++ {
-		if b[i] >= 0x40 && b[i] <= 0x7e {
-			return i + 1
-		}
-	}
-	return 0
+	b := c.body[:c.scan]
+	return b[:len(b)-shellrun.TrailingBreak(b, true)]
 }

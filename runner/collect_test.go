@@ -12,14 +12,20 @@ import (
 
 const testID = "tmx0123456789ab"
 
-// framed is what a pane shows for one run: the echo, the start marker line, the body, the end
+// Markers of testID.
+const (
+	startMark = "\x1b]6973;" + testID + ";S\a"
+	endPrefix = "\x1b]6973;" + testID + ";E;"
+)
+
+// framed is what a pane shows for one run: the echo, the start marker, the body, the end
 // marker and the next prompt.
 func framed(body string, status int) []byte {
 	var b bytes.Buffer
-	b.WriteString("$  . '/tmp/tmux-mcp-1/r1'\r\n\x1b[?2004l\r")
-	b.WriteString(testID + "_S\r\n")
+	b.WriteString("$  { . '/tmp/tmux-mcp-1/r1'; }\r\n\x1b[?2004l\r")
+	b.WriteString(startMark)
 	b.WriteString(body)
-	fmt.Fprintf(&b, "%s_E %d %s_D\r\n$ ", testID, status, testID)
+	fmt.Fprintf(&b, "%s%d\a$ ", endPrefix, status)
 	return b.Bytes()
 }
 
@@ -41,21 +47,22 @@ func TestCollectorSplits(t *testing.T) {
 		{"", 0, ""},
 		{"hello\r\n", 3, "hello"},
 		{"a\r\nb\r\n\r\nc\r\n", 255, "a\r\nb\r\n\r\nc"},
+		{"\r\nx\r\n\r\n", 0, "\r\nx\r\n"},
 		{"no newline", 1, "no newline"},
-		{"tmx0123456789ab looks like us but is not a marker\r\n", 0, "tmx0123456789ab looks like us but is not a marker"},
+		{"tmx0123456789ab_E 0 tmx0123456789ab_D looks like us but is not a marker\r\n", 0, "tmx0123456789ab_E 0 tmx0123456789ab_D looks like us but is not a marker"},
 		{"héllo ✓ 🙂\r\n", 7, "héllo ✓ 🙂"},
 	}
 	for _, tc := range cases {
 		out := framed(tc.body, tc.status)
 		for at := 0; at <= len(out); at++ {
-			c := newCollector(testID, 1<<20)
+			c := newCollector(testID, 1<<20, nil)
 			feedAll(c, out, []int{at})
 			if !c.done || c.status != tc.status || string(c.output()) != tc.want {
 				t.Fatalf("%q split at %d: done %v status %d output %q", tc.body, at, c.done, c.status, c.output())
 			}
 		}
 		// Byte by byte.
-		c := newCollector(testID, 1<<20)
+		c := newCollector(testID, 1<<20, nil)
 		for i := range out {
 			c.feed(out[i : i+1])
 		}
@@ -67,8 +74,8 @@ func TestCollectorSplits(t *testing.T) {
 
 func TestCollectorNotDone(t *testing.T) {
 	out := framed("partial\r\n", 0)
-	cut := bytes.Index(out, []byte(testID+"_E")) + 10 // inside the end marker
-	c := newCollector(testID, 1<<20)
+	cut := bytes.Index(out, []byte(endPrefix)) + 10 // inside the end marker
+	c := newCollector(testID, 1<<20, nil)
 	c.feed(out[:cut])
 	if c.done || !c.started {
 		t.Fatalf("done %v started %v", c.done, c.started)
@@ -88,7 +95,7 @@ func TestCollectorWindow(t *testing.T) {
 		fmt.Fprintf(&body, "line %05d\r\n", i)
 	}
 	out := framed(body.String(), 9)
-	c := newCollector(testID, 4096)
+	c := newCollector(testID, 4096, nil)
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < len(out); {
 		n := 1 + rng.Intn(3000)
@@ -109,7 +116,7 @@ func TestCollectorWindow(t *testing.T) {
 	if c.cutLines+kept != 10000 {
 		t.Errorf("cut %d + kept %d lines != 10000", c.cutLines, kept)
 	}
-	s := shape(c.output(), testID, c.cutLines, 200, 1_000_000)
+	s := shape(c.output(), c.cutLines, 200, 1_000_000)
 	if len(s.lines) != 200 || s.dropped != 9800 || s.lines[199] != "line 09999" {
 		t.Errorf("shape: %d lines, dropped %d, last %q", len(s.lines), s.dropped, s.lines[len(s.lines)-1])
 	}
@@ -118,14 +125,14 @@ func TestCollectorWindow(t *testing.T) {
 func TestCollectorLostStart(t *testing.T) {
 	out := framed("tail of a flood\r\n", 4)
 	rest := out[bytes.Index(out, []byte("flood")):]
-	c := newCollector(testID, 1<<20)
+	c := newCollector(testID, 1<<20, nil)
 	c.missed()
 	c.feed(rest)
 	if !c.done || c.status != 4 || !c.lostStart || string(c.output()) != "flood" {
 		t.Fatalf("done %v status %d lost %v output %q", c.done, c.status, c.lostStart, c.output())
 	}
 	// Missed bytes before a start marker that survived: nothing of the output is lost.
-	c = newCollector(testID, 1<<20)
+	c = newCollector(testID, 1<<20, nil)
 	c.missed()
 	c.feed(out[10:])
 	if !c.done || c.lostStart || string(c.output()) != "tail of a flood" {
@@ -135,11 +142,11 @@ func TestCollectorLostStart(t *testing.T) {
 
 func TestCollectorDiscard(t *testing.T) {
 	out := framed(strings.Repeat("x", 100000)+"\r\n", 2)
-	c := newCollector(testID, 1<<20)
+	c := newCollector(testID, 1<<20, nil)
 	c.discard = true
 	for i := 0; i < len(out); i += 1000 {
 		c.feed(out[i:min(i+1000, len(out))])
-		if len(c.body) > 1000+overlap {
+		if len(c.body) > 1000+64 {
 			t.Fatalf("discarding collector holds %d bytes", len(c.body))
 		}
 	}
@@ -156,7 +163,6 @@ func TestShape(t *testing.T) {
 		want                 []string
 		dropped              int
 		omitted              int64
-		foreign              bool
 		cutLines, wantCutAdd int
 	}{
 		{name: "plain", body: "a\r\nb", maxLines: 10, maxBytes: 100, want: []string{"a", "b"}},
@@ -164,18 +170,19 @@ func TestShape(t *testing.T) {
 		{name: "bytes", body: "aaaa\nbbbb\ncc", maxLines: 10, maxBytes: 8, want: []string{"bbbb", "cc"}, omitted: 5},
 		{name: "one long line", body: "0123456789", maxLines: 10, maxBytes: 4, want: []string{"6789"}, omitted: 6},
 		{name: "utf8 tail", body: "ééé", maxLines: 10, maxBytes: 3, want: []string{"é"}, omitted: 4},
-		{name: "colours", body: "\x1b[31mred\x1b[0m\r\n", maxLines: 10, maxBytes: 100, want: []string{"red"}},
+		{name: "colours", body: "\x1b[31mred\x1b[0m", maxLines: 10, maxBytes: 100, want: []string{"red"}},
 		{name: "progress", body: "10%\r50%\r100%\r\ndone", maxLines: 10, maxBytes: 100, want: []string{"100%", "done"}},
-		{name: "foreign", body: "mine\ntmxfedcba987654_S\ntheirs\ntmxfedcba987654_E 0 tmxfedcba987654_D\nmine too",
-			maxLines: 10, maxBytes: 100, want: []string{"mine", "mine too"}, foreign: true},
+		{name: "other markers are invisible", body: "mine\n\x1b]6973;tmxfedcba987654;S\atheirs\x1b]6973;tmxfedcba987654;E;0\a\nmine too",
+			maxLines: 10, maxBytes: 100, want: []string{"mine", "theirs", "mine too"}},
+		{name: "blank lines at the end", body: "\r\nx\r\n", maxLines: 10, maxBytes: 100, want: []string{"", "x", ""}},
 		{name: "cut lines count", body: "x\ny", maxLines: 1, maxBytes: 100, want: []string{"y"}, dropped: 1 + 5, cutLines: 5},
 		{name: "empty", body: "", maxLines: 10, maxBytes: 100, want: nil},
 	}
 	for _, tc := range cases {
-		s := shape([]byte(tc.body), testID, tc.cutLines, tc.maxLines, tc.maxBytes)
-		if fmt.Sprint(s.lines) != fmt.Sprint(tc.want) || s.dropped != tc.dropped || s.omitted != tc.omitted || s.foreign != tc.foreign {
-			t.Errorf("%s: lines %q dropped %d omitted %d foreign %v; want %q %d %d %v",
-				tc.name, s.lines, s.dropped, s.omitted, s.foreign, tc.want, tc.dropped, tc.omitted, tc.foreign)
+		s := shape([]byte(tc.body), tc.cutLines, tc.maxLines, tc.maxBytes)
+		if fmt.Sprint(s.lines) != fmt.Sprint(tc.want) || s.dropped != tc.dropped || s.omitted != tc.omitted {
+			t.Errorf("%s: lines %q dropped %d omitted %d; want %q %d %d",
+				tc.name, s.lines, s.dropped, s.omitted, tc.want, tc.dropped, tc.omitted)
 		}
 		if n := len(join(s.lines)); n > tc.maxBytes {
 			t.Errorf("%s: %d bytes returned, ceiling %d", tc.name, n, tc.maxBytes)
@@ -198,19 +205,17 @@ func TestValidateCommand(t *testing.T) {
 func FuzzCollector(f *testing.F) {
 	f.Add([]byte(framed("hello\r\n", 3)), uint64(7))
 	f.Add([]byte(framed("", 0)), uint64(1))
-	f.Add([]byte("junk"+testID+"_S\n"+testID+"_E 12 "+testID+"_D"), uint64(3))
+	f.Add([]byte("junk"+startMark+"\n"+endPrefix+"12\a"), uint64(3))
 	f.Fuzz(func(t *testing.T, out []byte, seed uint64) {
 		rng := rand.New(rand.NewSource(int64(seed)))
-		c := newCollector(testID, 1<<20)
+		c := newCollector(testID, 1<<20, nil)
 		for i := 0; i < len(out); {
 			n := 1 + rng.Intn(64)
 			c.feed(out[i:min(i+n, len(out))])
 			i += n
 		}
 		whole := shellrun.Parse(out, testID)
-		// A marker at the very end of the input is not final yet for the collector, which
-		// waits for the line end the wrapper always prints after it.
-		if whole.Done && whole.End == len(out) && !c.done {
+		if whole.Failed != "" {
 			return
 		}
 		if c.done != whole.Done || (c.done && c.status != whole.Status) {
@@ -225,8 +230,8 @@ func FuzzCollector(f *testing.F) {
 func BenchmarkCollectorFlood(b *testing.B) {
 	chunk := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\r\n"), 2600) // ~256 KiB
 	b.SetBytes(int64(len(chunk)))
-	c := newCollector(testID, bodyWindow)
-	c.feed([]byte(testID + "_S\r\n"))
+	c := newCollector(testID, bodyWindow, nil)
+	c.feed([]byte(startMark))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c.feed(chunk)

@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 
-	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -19,6 +18,7 @@ const (
 	Caller                     // the pane this server runs in, without force
 	Busy                       // reserved by an unfinished run of this server
 	NotShell                   // the foreground program is not a supported shell
+	ShellBusy                  // the shell is not at its prompt (still starting, or running something itself)
 )
 
 // Refusal is a preflight failure: nothing was sent to the pane.
@@ -49,6 +49,8 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("pane %s is busy: %s is still running in it", r.Pane, r.Holder)
 	case NotShell:
 		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
+	case ShellBusy:
+		return fmt.Sprintf("the shell in pane %s is not at its prompt (it is still starting, or runs something itself, such as a loop typed at its prompt)", r.Pane)
 	}
 	return fmt.Sprintf("pane %s refused", r.Pane)
 }
@@ -63,32 +65,29 @@ type Guard struct {
 }
 
 // Check is the preflight of engine.md §3.1 on a snapshot holding panes and clients: the pane
-// exists and is alive, is not in a mode, is not watched by a terminal client, is not the caller's
-// pane unless forced, is not reserved (Guard.Busy), and runs a supported shell in the foreground. It returns the pane and its
-// shell family, or a *Refusal. Reservations are the caller's to check.
-func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, shellrun.Family, error) {
+// exists and is alive, is not in a mode, is not watched by a terminal client, is not the
+// caller's pane unless forced, and is not reserved (Guard.Busy). It returns the pane, or a
+// *Refusal. Whether a shell is at its prompt in it is Run's to find out (it waits for one that
+// is starting).
+func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, error) {
 	p, ok := snap.Pane(paneID)
 	if !ok {
-		return p, 0, &Refusal{Reason: NoPane, Pane: paneID}
+		return p, &Refusal{Reason: NoPane, Pane: paneID}
 	}
 	switch {
 	case p.PaneDead:
-		return p, 0, &Refusal{Reason: Dead, Pane: paneID}
+		return p, &Refusal{Reason: Dead, Pane: paneID}
 	case p.PaneInMode:
-		return p, 0, &Refusal{Reason: InMode, Pane: paneID}
+		return p, &Refusal{Reason: InMode, Pane: paneID}
 	case snap.Watched()[paneID]:
-		return p, 0, &Refusal{Reason: Watched, Pane: paneID}
+		return p, &Refusal{Reason: Watched, Pane: paneID}
 	case g.CallerPane != "" && g.CallerPane == paneID && !g.Force:
-		return p, 0, &Refusal{Reason: Caller, Pane: paneID}
+		return p, &Refusal{Reason: Caller, Pane: paneID}
 	}
 	if g.Busy != nil {
 		if h, busy := g.Busy(paneID); busy {
-			return p, 0, &Refusal{Reason: Busy, Pane: paneID, Holder: h}
+			return p, &Refusal{Reason: Busy, Pane: paneID, Holder: h}
 		}
 	}
-	fam, ok := shellrun.FamilyOf(p.PaneCurrentCommand)
-	if !ok {
-		return p, 0, &Refusal{Reason: NotShell, Pane: paneID, Program: p.PaneCurrentCommand}
-	}
-	return p, fam, nil
+	return p, nil
 }

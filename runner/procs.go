@@ -24,21 +24,10 @@ type procWatch struct {
 	sub    map[int]bool // the wrapper's processes, once the start marker was seen
 }
 
-// watchShell returns a procWatch for the interactive shell in the foreground of the pane
-// whose first process is panePID, or nil when it cannot be followed (no /proc, a shell that
-// does not fork its wrapper, a pane whose terminal is not readable).
-func watchShell(panePID int) *procWatch {
-	if panePID <= 0 {
-		return nil
-	}
-	st, ok := procfs.ReadStat(panePID)
-	if !ok || st.TPGID <= 0 {
-		return nil
-	}
-	// At its prompt, a job-control shell leads the terminal's foreground process group: it
-	// is the pane's own shell or one started inside it.
-	shell := st.TPGID
-	if !forkingShells[procfs.Exe(shell)] {
+// watchShell returns a procWatch for the interactive shell pid the line is typed into, or nil
+// when it cannot be followed (no /proc, a shell that does not fork its wrapper).
+func watchShell(shell int) *procWatch {
+	if shell <= 0 || !forkingShells[procfs.Exe(shell)] {
 		return nil
 	}
 	kids, ok := procfs.Children(shell)

@@ -39,10 +39,9 @@ const (
 	Cancelled Outcome = "cancelled" // the caller gave up; the command may still run
 )
 
-// Request is one run. Pane and Family come from Check.
+// Request is one run. Pane comes from Check.
 type Request struct {
 	Pane    tmux.Pane
-	Family  shellrun.Family
 	Command string
 	// Timeout bounds the wait (already clamped by the caller); it must be > 0.
 	Timeout time.Duration
@@ -50,11 +49,11 @@ type Request struct {
 	MaxLines int
 	// MaxBytes bounds the returned output in bytes (1,000,000 when <= 0).
 	MaxBytes int
-	// History types the line without its leading space, so that shells which skip space-led
-	// lines record it in their history.
+	// History records the command in the shell's history as if a person had typed it; without
+	// it the command is kept out (the typed line is removed where the shell allows).
 	History bool
 	// Release is called exactly once, when the pane is free again: the command ended (end marker,
-	// pane dead, server gone), or nothing was typed. That may be long after Run returned
+	// pane dead, server gone), or nothing was run. That may be long after Run returned
 	// TimedOut or Cancelled. Nil is allowed.
 	Release func()
 }
@@ -73,6 +72,8 @@ type Result struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool // the command may still run after Run returned
 	Elapsed                time.Duration
+	// Shell is the shell the command was framed for.
+	Shell shellrun.Shell
 }
 
 // Runner runs framed commands. It owns a private directory (mode 0700, under os.TempDir) for
@@ -83,8 +84,9 @@ type Runner struct {
 	mu     sync.Mutex
 	dir    string
 	closed bool
+	minted ids // run ids of this runner, so that their markers in another run's output are known
 
-	// beforeSend, when set (tests), runs after the script is written and before the line is typed.
+	// beforeSend, when set (tests), runs after the script is written and before Enter.
 	beforeSend func(path string)
 	// retype, when set (tests), replaces the typed line.
 	retype func(line string) string
@@ -145,9 +147,12 @@ func ValidateCommand(cmd string) error {
 	return nil
 }
 
-// Run types the framed command into the pane and waits for its end, the timeout, the pane's
-// death or ctx's cancellation. The caller has run Check and reserved the pane. Errors are
-// returned only when nothing is running (Release was then called).
+// Run waits for the pane's shell to be at its prompt, types the line that runs the framed
+// command (after clearing what was left on the command line, and only once the shell showed
+// the line as typed), and waits for its end, the timeout, the pane's death or ctx's
+// cancellation. The caller has run Check and reserved the pane. Errors are returned only when
+// nothing is running (Release was then called): a *Refusal when the pane holds no shell at
+// its prompt, a *NotRun when the shell did not run the line.
 func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Result, err error) {
 	began := time.Now()
 	release := onceFunc(req.Release)
@@ -166,61 +171,22 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		release()
 		return res, err
 	}
-	path := filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10))
-	var id, script, typed string
-	for try := 0; ; try++ {
-		id = shellrun.NewID()
-		script, typed, err = shellrun.ScriptKeepFile(req.Family, req.Pane.PaneCurrentCommand, id, req.Command, path)
-		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
-			break
-		}
-	}
+	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), release)
 	if err != nil {
 		release()
 		return res, err
 	}
-	hub, err := ts.Hub()
-	if err != nil {
-		release()
-		return res, err
-	}
-	w, err := hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
-	if err != nil && ctx.Err() == nil && !errors.Is(err, stream.ErrHubClosed) {
-		// A failed attach is retried once: it can be transient (the session's connection
-		// was being set up or torn down).
-		w, err = hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
-	}
-	if err != nil {
-		release()
-		return res, fmt.Errorf("watching pane %s: %w", req.Pane.PaneID, err)
-	}
-	// The offset is taken before anything is sent: nothing the command prints is lost.
-	x := &run{ts: ts, w: w, off: w.Offset(), col: newCollector(id, bodyWindow), req: req, id: id, path: path, release: release}
-	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
-		x.finish()
-		return res, fmt.Errorf("writing the wrapper script: %w", err)
-	}
-	if r.beforeSend != nil {
-		r.beforeSend(path)
-	}
-	if req.History {
-		typed = strings.TrimLeft(typed, " ")
-	}
-	if r.retype != nil {
-		typed = r.retype(typed)
-	}
-	if req.Family == shellrun.POSIX {
-		x.procs = watchShell(req.Pane.PanePID)
-	}
-	if err := x.send(ctx, typed); err != nil {
+	wctx, cancel := context.WithTimeout(ctx, max(req.Timeout-time.Since(began), time.Millisecond))
+	defer cancel()
+	if err := x.launch(wctx); err != nil {
 		x.finish()
 		return res, err
 	}
-	sent := time.Now()
-
-	wctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	werr := x.wait(wctx)
-	cancel()
+	if x.notRun != nil {
+		x.finish()
+		return res, x.notRun
+	}
 	res = x.result()
 	switch {
 	case x.col.done:
@@ -235,28 +201,114 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		res.Outcome, res.StillRunning = TimedOut, true
 	}
 	res.Elapsed = time.Since(began)
-	switch {
-	case res.StillRunning:
+	if res.StillRunning {
 		// The pane stays reserved until the command really ends.
 		x.col.discard = true
-		go x.background(sent)
-	default:
+		go x.background()
+	} else {
 		x.finish()
 	}
 	return res, nil
 }
 
-// startGrace bounds the wait for a start marker after the call returned: a shell at its prompt
-// starts the wrapper at once, so when none came within this time of typing, the line was lost
-// (an interrupted ksh93 discards its typeahead) and the run will never end: the pane is given
-// back. A variable for tests.
-var startGrace = 10 * time.Second
+// start opens the pane's stream and waits for its shell to be at its prompt.
+func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, release func()) (*run, error) {
+	hub, err := ts.Hub()
+	if err != nil {
+		return nil, err
+	}
+	w, err := hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, stream.ErrHubClosed) {
+		// A failed attach is retried once: it can be transient (the session's connection
+		// was being set up or torn down).
+		w, err = hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("watching pane %s: %w", req.Pane.PaneID, err)
+	}
+	// The offset is taken before anything is sent: nothing the command prints is lost.
+	x := &run{r: r, ts: ts, w: w, off: w.Offset(), req: req, path: path, release: release}
+	if err := x.awaitShell(ctx); err != nil {
+		w.Release()
+		return nil, err
+	}
+	return x, nil
+}
+
+// run is one run in progress.
+type run struct {
+	r       *Runner
+	ts      *tmux.Server
+	w       *stream.Watch
+	off     int64
+	col     *collector
+	req     Request
+	sh      shellrun.Shell
+	shell   int // pid of the interactive shell (0: unknown)
+	id      string
+	path    string
+	release func()
+
+	missed     int64
+	gaps       int
+	ended      error // the stream's end reason
+	notRun     error // the shell did not run the line (see watchStart)
+	inlined    bool  // the wrapper was typed inline (the shell could not read the file)
+	rewatched  bool
+	removed    bool       // the script file was removed
+	entered    bool       // Enter was sent
+	suspect    time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
+	suspectOff int64      // the stream offset then
+	procs      *procWatch // the wrapper's processes, when they can be followed
+}
+
+// launch types the line, writes the wrapper (with the redraw the echo of the line allows) and
+// presses Enter.
+func (x *run) launch(ctx context.Context) error {
+	typed := shellrun.Line(x.sh, x.path)
+	if x.r.retype != nil {
+		typed = x.r.retype(typed)
+	}
+	if err := x.typeLine(ctx, typed); err != nil {
+		return err
+	}
+	redraw := x.redrawAt(ctx, typed)
+	var script string
+	var err error
+	for try := 0; ; try++ {
+		x.id = x.r.minted.mint()
+		script, err = shellrun.Script(x.sh, x.id, x.req.Command, x.path, shellrun.Options{History: x.req.History, Redraw: redraw})
+		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
+			break
+		}
+	}
+	if err != nil {
+		x.clearLine(ctx)
+		return err
+	}
+	x.col = newCollector(x.id, bodyWindow, x.r.minted.has)
+	if err := os.WriteFile(x.path, []byte(script), 0o600); err != nil {
+		x.clearLine(ctx)
+		return fmt.Errorf("writing the wrapper script: %w", err)
+	}
+	if x.r.beforeSend != nil {
+		x.r.beforeSend(x.path)
+	}
+	if x.sh.Family() == shellrun.POSIX {
+		x.procs = watchShell(x.shell)
+	}
+	if err := x.keys(ctx, []string{"Enter"}); err != nil {
+		return err
+	}
+	x.entered = true
+	return nil
+}
 
 // background waits, after the call returned, for the command's real end, then frees the pane.
-func (x *run) background(sent time.Time) {
+func (x *run) background() {
 	if !x.col.started {
-		ctx, cancel := context.WithDeadline(context.Background(), sent.Add(startGrace))
-		x.waitFor(ctx, func() bool { return x.col.started })
+		ctx, cancel := context.WithTimeout(context.Background(), startGrace)
+		x.waitFor(ctx, func() bool { return x.col.started || x.notRun != nil })
 		cancel()
 		if !x.col.started && !x.col.done && x.ended == nil {
 			x.finish()
@@ -268,38 +320,10 @@ func (x *run) background(sent time.Time) {
 	x.finish()
 }
 
-// run is one run in progress.
-type run struct {
-	ts      *tmux.Server
-	w       *stream.Watch
-	off     int64
-	col     *collector
-	req     Request
-	id      string
-	path    string
-	release func()
-
-	missed    int64
-	gaps      int
-	ended     error // the stream's end reason
-	inlined   bool  // the wrapper was typed inline (the shell could not read the file)
-	rewatched bool
-	removed   bool       // the script file was removed
-	procs     *procWatch // the wrapper's processes, when they can be followed
-}
-
-// send types line and Enter in one command list (one round trip). It is not interrupted by
-// the caller's cancellation: half a send would leave a line in the pane.
-func (x *run) send(ctx context.Context, line string) error {
-	pane := x.req.Pane.PaneID
-	_, err := x.ts.Exec(context.WithoutCancel(ctx),
-		[]string{"send-keys", "-t", pane, "-l", line},
-		[]string{"send-keys", "-t", pane, "Enter"})
-	if err != nil {
-		return fmt.Errorf("typing into pane %s: %w", pane, err)
-	}
-	return nil
-}
+// startGrace bounds the wait for a start marker after the call returned, when /proc cannot
+// tell that the shell is back at its prompt without running the line (see watchStart): the
+// pane is given back after it. A variable for tests.
+var startGrace = 10 * time.Second
 
 // wait consumes the stream until the end marker, the stream's end or ctx's end.
 func (x *run) wait(ctx context.Context) error { return x.waitFor(ctx, nil) }
@@ -322,19 +346,30 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			x.gaps++ // what was printed in between is lost
 			continue
 		}
-		if stop != nil && stop() {
+		if x.notRun != nil || stop != nil && stop() {
 			return nil
 		}
 		x.maybeInline(ctx)
-		if err := x.w.Wait(ctx, x.off); err != nil && ctx.Err() != nil {
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if !x.suspect.IsZero() {
+			// Look again once the grace has passed, even if nothing more is printed.
+			wctx, cancel = context.WithDeadline(ctx, x.suspect.Add(notRunGrace+time.Millisecond))
+		}
+		err := x.w.Wait(wctx, x.off)
+		cancel()
+		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if !x.suspect.IsZero() {
+			x.watchStart()
 		}
 	}
 }
 
-// pump reads what the stream holds; it reports true when the run is over (end marker seen or
-// stream ended).
+// pump reads what the stream holds; it reports true when the run is over (end or failure
+// marker seen, or stream ended).
 func (x *run) pump() bool {
+	fed := false
 	for {
 		data, next, missed, err := x.w.Read(x.off, readChunk)
 		if missed > 0 {
@@ -348,12 +383,13 @@ func (x *run) pump() bool {
 			}
 			x.off = next
 			x.col.feed(data)
+			fed = true
 			if x.col.started && !x.removed {
 				// The shell has the file open: it no longer needs its name.
 				x.removed = true
 				os.Remove(x.path)
 			}
-			if x.col.done {
+			if x.col.done || x.col.failed != "" {
 				return true
 			}
 			continue
@@ -362,50 +398,57 @@ func (x *run) pump() bool {
 			x.ended = err
 			return true
 		}
+		if fed {
+			x.watchStart()
+		}
 		return false
 	}
 }
 
 // maybeInline types the whole wrapper once when the pane's shell failed to read the script
-// file (it runs elsewhere: ssh, a container, another user).
+// file (it runs elsewhere: another user, a container).
 func (x *run) maybeInline(ctx context.Context) {
 	if x.inlined || x.col.started || !shellrun.SourcingFailed(x.col.pre, x.path) {
 		return
 	}
 	x.inlined = true
 	os.Remove(x.path)
-	line, err := shellrun.InlineFor(x.req.Family, x.req.Pane.PaneCurrentCommand, x.id, x.req.Command)
+	line, err := shellrun.Inline(x.sh, x.id, x.req.Command)
 	if err != nil {
 		return
 	}
-	if x.req.History {
-		line = strings.TrimLeft(line, " ")
-	}
 	x.col.resetPre() // the error message is not output
-	_ = x.send(ctx, line)
+	// The shell is still printing its error (fish's takes two lines): type once it is back at
+	// its prompt, or its line editor may drop what was typed meanwhile.
+	x.awaitPrompt(ctx)
+	if err := x.typeLine(ctx, line); err == nil {
+		x.keys(ctx, []string{"Enter"})
+	}
 }
 
 // result shapes what was gathered.
 func (x *run) result() Result {
-	s := shape(x.col.output(), x.id, x.col.cutLines, x.req.MaxLines, x.req.MaxBytes)
-	out := join(s.lines)
+	s := shape(x.col.output(), x.col.cutLines, x.req.MaxLines, x.req.MaxBytes)
 	return Result{
-		Output:                 out,
+		Output:                 join(s.lines),
 		Lines:                  s.lines,
 		DroppedLines:           s.dropped,
 		OmittedBytes:           s.omitted,
 		MissedBytes:            x.missed,
-		ForeignOutputSuspected: s.foreign,
+		ForeignOutputSuspected: x.col.foreign,
 		OutputComplete: x.col.done && !x.col.lostStart && x.missed == 0 && x.gaps == 0 &&
 			s.dropped == 0 && s.omitted == 0,
+		Shell: x.sh,
 	}
 }
 
-// finish gives everything back: the stream, the script file (the wrapper removes it itself
-// once it runs) and the pane's reservation.
+// finish gives everything back: the stream, the script file and the bash wrapper's scratch
+// files, and the pane's reservation.
 func (x *run) finish() {
 	x.w.Release()
 	os.Remove(x.path)
+	os.Remove(x.path + ".h")
+	os.Remove(x.path + ".rt")
 	x.release()
 }
 
@@ -414,4 +457,33 @@ func onceFunc(f func()) func() {
 		return func() {}
 	}
 	return sync.OnceFunc(f)
+}
+
+// ids remembers the run ids a runner minted (the newest 1024).
+type ids struct {
+	mu   sync.Mutex
+	set  map[string]bool
+	ring []string
+}
+
+func (s *ids) mint() string {
+	id := shellrun.NewID()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.set == nil {
+		s.set = map[string]bool{}
+	}
+	if len(s.ring) == 1024 {
+		delete(s.set, s.ring[0])
+		s.ring = s.ring[1:]
+	}
+	s.ring = append(s.ring, id)
+	s.set[id] = true
+	return id
+}
+
+func (s *ids) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set[id]
 }

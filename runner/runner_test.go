@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,11 +26,11 @@ func pane(t testing.TB, shell []string) (*tmux.Server, tmux.Pane, Request) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, fam, err := Check(snap, id, Guard{})
+	p, err := Check(snap, id, Guard{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts, p, Request{Pane: p, Family: fam, Timeout: 10 * time.Second}
+	return ts, p, Request{Pane: p, Timeout: 10 * time.Second}
 }
 
 func TestRunScriptFiles(t *testing.T) {
@@ -94,26 +95,21 @@ func TestRunInlineFallback(t *testing.T) {
 	}
 }
 
-// TestRunLostLine: a typed line the shell never ran (an interrupted ksh93 discards typeahead)
-// frees the pane startGrace after typing instead of holding it forever.
+// TestRunLostLine: a typed line the shell ran without starting the wrapper (a definition of
+// the user's caught it) is noticed as soon as the shell is back at its prompt: the run fails
+// with a *NotRun quoting the shell, and the pane is given back.
 func TestRunLostLine(t *testing.T) {
 	ts, _, req := pane(t, testtmux.Bash)
 	r := New()
 	defer r.Close()
-	defer func(g time.Duration) { startGrace = g }(startGrace)
-	startGrace = 300 * time.Millisecond
-	r.retype = func(string) string { return " :" } // the wrapper never runs
-	released := make(chan struct{})
-	req.Command, req.Timeout = "true", 100*time.Millisecond
-	req.Release = func() { close(released) }
-	res, err := r.Run(context.Background(), ts, req)
-	if err != nil || res.Outcome != TimedOut || !res.StillRunning {
-		t.Fatalf("%+v %v", res, err)
-	}
-	select {
-	case <-released:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the pane was never given back")
+	r.retype = func(string) string { return " echo caught" } // the wrapper never runs
+	released := false
+	req.Command = "true"
+	req.Release = func() { released = true }
+	_, err := r.Run(context.Background(), ts, req)
+	var nr *NotRun
+	if !errors.As(err, &nr) || !strings.Contains(nr.Reason, "caught") || !released {
+		t.Fatalf("err %v released %v", err, released)
 	}
 }
 
@@ -136,7 +132,7 @@ func TestRunPreflight(t *testing.T) {
 		{p.PaneID, Guard{}, 0},
 	}
 	for _, tc := range cases {
-		_, _, err := Check(snap, tc.pane, tc.g)
+		_, err := Check(snap, tc.pane, tc.g)
 		var got Reason
 		if r, ok := err.(*Refusal); ok {
 			got = r.Reason

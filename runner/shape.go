@@ -1,9 +1,9 @@
 package runner
 
 import (
+	"bytes"
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
@@ -12,22 +12,21 @@ type shaped struct {
 	lines   []string
 	dropped int   // lines withheld by maxLines (and lines cut before the window)
 	omitted int64 // bytes withheld by the byte ceiling (and the per-line cap)
-	foreign bool  // lines carrying another run's markers were removed
 }
 
-// shape cleans a run's body (engine.md §3.6): the text filter, foreign markers out, then the
-// last maxLines lines within maxBytes (counting one LF between lines). cutLines are lines
-// already cut from the body's front.
-func shape(body []byte, id string, cutLines, maxLines, maxBytes int) shaped {
+// shape cleans a run's body (engine.md §3.6): the text filter (markers of other runs are escape
+// sequences it drops), then the last maxLines lines within maxBytes (counting one LF between
+// lines). A body ending in a line break ends with an empty line: blank lines at the end of the
+// output are kept. cutLines are lines already cut from the body's front.
+func shape(body []byte, cutLines, maxLines, maxBytes int) shaped {
 	var f stream.Filter
 	f.Write(body)
 	f.Flush()
 	lines := f.Lines()
-	if p := f.Partial(); p != "" {
+	if p := f.Partial(); p != "" || bytes.HasSuffix(body, []byte{'\n'}) {
 		lines = append(lines, p)
 	}
 	s := shaped{omitted: f.Truncated(), dropped: cutLines}
-	lines, s.foreign = shellrun.ScrubForeign(lines, id)
 	if maxLines > 0 && len(lines) > maxLines {
 		s.dropped += len(lines) - maxLines
 		lines = lines[len(lines)-maxLines:]

@@ -45,7 +45,7 @@ func TestStepTimes(t *testing.T) {
 		}
 		add("query one pane+clients, 4 fields", t1)
 		t1 = time.Now()
-		if _, _, err := Check(snap, p.PaneID, Guard{}); err != nil {
+		if _, err := Check(snap, p.PaneID, Guard{}); err != nil {
 			t.Fatal(err)
 		}
 		add("check", t1)
@@ -65,7 +65,7 @@ func TestStepTimes(t *testing.T) {
 		dir, _ := r.scriptDir()
 		path := filepath.Join(dir, "x")
 		id := shellrun.NewID()
-		script, _, _ := shellrun.ScriptFor(req.Family, "bash", id, "true", path)
+		script, _ := shellrun.Script(shellrun.Bash, id, "true", path, shellrun.Options{})
 		if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -104,7 +104,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		return p, res, err
 	}
 	busy := func(pane string) (string, bool) { return c.srv.state.holder(paneKey{daemon: ident, pane: pane}) }
-	p, fam, err := runner.Check(snap, p.PaneID, runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, Busy: busy})
+	p, err = runner.Check(snap, p.PaneID, runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, Busy: busy})
 	if err != nil {
 		return p, res, refusal(a.tool, err)
 	}
@@ -114,16 +114,20 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
-		Pane: p, Family: fam, Command: a.command,
+		Pane: p, Command: a.command,
 		Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
 		Release: func() { c.srv.state.release(k) },
 	})
 	ended(res, err)
-	return p, res, err
+	return p, res, refusal(a.tool, err)
 }
 
 // refusal turns a preflight refusal into a tool error with what to do instead.
 func refusal(tool string, err error) error {
+	var nr *runner.NotRun
+	if errors.As(err, &nr) {
+		return fail(nr.Hint, "%s: %v", tool, nr)
+	}
 	var r *runner.Refusal
 	if !errors.As(err, &r) {
 		return err
@@ -148,6 +152,8 @@ func refusal(tool string, err error) error {
 		hint = busyHint
 	case runner.NotShell:
 		hint = "Drive the program with send_keys and read it with capture_pane, or run the command in a pane that shows a shell prompt (split_window creates one)."
+	case runner.ShellBusy:
+		hint = "Wait until it shows its prompt (wait_for_text), or interrupt what it runs with send_keys keys=\"C-c\" enter=false, then run the command again."
 	}
 	return fail(hint, "%s: %v", tool, r)
 }

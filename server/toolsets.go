@@ -21,15 +21,17 @@ var toolsetTools = map[string][]string{
 	// Reads of tmux state and pane content, and waits.
 	"inspect": {"list_servers", "list_sessions", "get_server_info", "list_windows", "get_session_info", "list_panes",
 		"get_window_info", "get_pane_info", "snapshot_pane", "capture_pane", "capture_since", "search_panes",
-		"display_message", "find_pane_by_position", "wait_for_text", "show_option", "show_environment", "show_hooks",
-		"show_hook", "show_buffer", "call_readonly_tools_batch"},
+		"display_message", "find_pane_by_position", "screenshot_pane", "wait_for_text", "list_recordings", "show_option",
+		"show_environment", "show_hooks", "show_hook", "show_buffer", "call_readonly_tools_batch"},
 	// Changes to tmux state that type nothing and start nothing.
 	"manage": {"rename_session", "rename_window", "select_window", "select_pane", "select_layout", "resize_window",
 		"resize_pane", "move_window", "swap_pane", "set_pane_title", "wait_for_channel", "signal_channel", "set_option",
 		"set_environment", "enter_copy_mode", "exit_copy_mode", "load_buffer", "delete_buffer", "call_mutating_tools_batch"},
-	// Starting processes, typing into panes, running commands, writing files (pipe_pane).
+	// Starting processes, typing into panes, running commands, writing files (pipe_pane,
+	// recordings).
 	"execute": {"create_session", "create_window", "split_window", "respawn_pane", "run_shell_command", "run_command",
-		"send_keys", "send_keys_batch", "paste_text", "paste_buffer", "pipe_pane", "call_mutating_tools_batch"},
+		"send_keys", "send_keys_batch", "paste_text", "paste_buffer", "pipe_pane", "start_recording", "stop_recording",
+		"call_mutating_tools_batch"},
 	// Deleting tmux state.
 	"teardown": {"clear_pane", "kill_pane", "kill_window", "kill_session", "kill_server", "call_destructive_tools_batch"},
 }

@@ -8,13 +8,14 @@ import (
 // benchOutput is a 1 MiB body between the markers, CRLF lines with escapes.
 func benchOutput(done bool) []byte {
 	var b bytes.Buffer
-	b.WriteString(" . '/tmp/tm1/cmd'\r\n" + tid + "_S\r\n")
-	line := []byte("\x1b[32mtmx line of output with the prefix tmx and _E inside\x1b[0m\r\n")
+	b.WriteString(" { . '/tmp/tm1/cmd'; }\r\n")
+	b.Write(mk("<S>"))
+	line := []byte("\x1b[32mtmx line of output with the prefix tmx and \x1b]0;a title\a inside\x1b[0m\r\n")
 	for b.Len() < 1<<20 {
 		b.Write(line)
 	}
 	if done {
-		b.WriteString(tid + "_E 0 " + tid + "_D\r\n$ ")
+		b.Write(mk("<E:0>$ "))
 	}
 	return b.Bytes()
 }
@@ -35,7 +36,7 @@ func BenchmarkParse(b *testing.B) {
 			}
 		})
 	}
-	small := []byte(" . '/tmp/tm1/cmd'\r\n" + tid + "_S\r\nhello\r\n" + tid + "_E 0 " + tid + "_D\r\n$ ")
+	small := mk(" { . '/tmp/tm1/cmd'; }\r\n<S>hello\r\n<E:0>$ ")
 	b.Run("small", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -26,35 +26,72 @@ func (f Family) String() string {
 	return "Family(" + strconv.Itoa(int(f)) + ")"
 }
 
-// shells maps a program's base name to its family. Only shells whose framing
-// is tested in real shells belong here.
-var shells = map[string]Family{
-	"sh":    POSIX,
-	"ash":   POSIX,
-	"dash":  POSIX,
-	"bash":  POSIX,
-	"ksh":   POSIX,
-	"ksh93": POSIX,
-	"mksh":  POSIX,
-	"lksh":  POSIX,
-	"zsh":   POSIX,
-	"fish":  Fish,
+// Shell is one interactive shell the framing knows: the rules for reaching its real builtins
+// differ from shell to shell (see doc.go), so the wrapper and the typed line are written for
+// each.
+type Shell int
+
+// The shells. Sh is a POSIX shell whose kind is unknown (a program named "sh" when its
+// executable cannot be read): it gets the framing every POSIX shell accepts.
+const (
+	Sh Shell = iota + 1
+	Bash
+	Zsh
+	Dash
+	Ash // busybox ash and busybox sh
+	Ksh // ksh93
+	Mksh
+	FishShell
+)
+
+var shellNames = [...]string{Sh: "sh", Bash: "bash", Zsh: "zsh", Dash: "dash", Ash: "ash", Ksh: "ksh93", Mksh: "mksh", FishShell: "fish"}
+
+// String returns the shell's name ("bash", "ksh93", ...).
+func (s Shell) String() string {
+	if s > 0 && int(s) < len(shellNames) {
+		return shellNames[s]
+	}
+	return "Shell(" + strconv.Itoa(int(s)) + ")"
 }
 
-// FamilyOf maps a pane's foreground program (tmux's #{pane_current_command})
-// to a shell family. It accepts a login shell's leading "-" ("-bash"), a path
-// ("/bin/zsh") and a version suffix ("zsh-5.9", "bash5.2"). ok is false for
-// anything else (vim, cat, python, csh, tcsh, nu, ...).
-func FamilyOf(program string) (f Family, ok bool) {
+// Family returns the shell's family.
+func (s Shell) Family() Family {
+	if s == FishShell {
+		return Fish
+	}
+	return POSIX
+}
+
+// programs maps a program's base name to its shell. Only shells whose framing is tested in
+// real shells belong here. busybox is its ash (a pane whose process is busybox runs busybox
+// sh or ash: busybox applets that are not shells do not take a terminal's foreground).
+var programs = map[string]Shell{
+	"sh": Sh, "ash": Ash, "busybox": Ash, "dash": Dash, "bash": Bash,
+	"ksh": Ksh, "ksh93": Ksh, "mksh": Mksh, "lksh": Mksh, "zsh": Zsh, "fish": FishShell,
+}
+
+// ShellOf maps a program (an executable's base name from /proc, or tmux's
+// #{pane_current_command}) to its shell. It accepts a login shell's leading "-" ("-bash"),
+// a path ("/bin/zsh") and a version suffix ("zsh-5.9", "bash5.2"). ok is false for anything
+// else (vim, cat, python, csh, tcsh, nu, ...).
+func ShellOf(program string) (s Shell, ok bool) {
 	name, ok := shellName(program)
 	if !ok {
 		return 0, false
 	}
-	return shells[name], true
+	return programs[name], true
 }
 
-// shellName reduces a pane's foreground program to its key in shells, as
-// FamilyOf describes.
+// FamilyOf maps a program, as ShellOf takes it, to its shell family.
+func FamilyOf(program string) (f Family, ok bool) {
+	s, ok := ShellOf(program)
+	if !ok {
+		return 0, false
+	}
+	return s.Family(), true
+}
+
+// shellName reduces a program to its key in programs, as ShellOf describes.
 func shellName(program string) (string, bool) {
 	p := strings.TrimSpace(program)
 	p = strings.TrimLeft(p, "-")
@@ -62,7 +99,7 @@ func shellName(program string) (string, bool) {
 		p = p[i+1:]
 	}
 	p = strings.TrimLeft(p, "-")
-	if _, ok := shells[p]; ok {
+	if _, ok := programs[p]; ok {
 		return p, true
 	}
 	// A version suffix: "-5.9", "5.2", "-5.2.15". The name must be a known
@@ -76,25 +113,8 @@ func shellName(program string) (string, bool) {
 		return "", false
 	}
 	base = strings.TrimSuffix(base, "-")
-	if _, ok := shells[base]; ok {
+	if _, ok := programs[base]; ok {
 		return base, true
 	}
 	return "", false
-}
-
-// singleFrameShells are the POSIX shells whose subshell is a real fork
-// with an EXIT trap that fires however it ends, so the one-subshell frame is
-// safe in them. ksh93 is not among them: it runs "( )" as a virtual subshell
-// (no fork), and an exit with a signal status (137 after a command killed by
-// SIGKILL) from the EXIT trap of such a subshell ends the interactive shell
-// itself; it keeps the nested frame, which costs it no fork either. Nor is
-// "sh", which may be any of them (ksh93 is /bin/sh on some systems).
-var singleFrameShells = map[string]bool{
-	"ash": true, "dash": true, "bash": true, "mksh": true, "lksh": true, "zsh": true,
-}
-
-// singleFrame reports whether the one-subshell frame may be used for program.
-func singleFrame(program string) bool {
-	name, ok := shellName(program)
-	return ok && singleFrameShells[name]
 }

@@ -56,45 +56,57 @@ func TestNewID(t *testing.T) {
 func TestScriptErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		fam  Family
+		sh   Shell
 		id   string
 		cmd  string
 		path string
 		want error
 	}{
-		{"nul", POSIX, tid, "echo a\x00b", "/tmp/s", ErrNUL},
-		{"empty", POSIX, tid, "", "/tmp/s", ErrEmpty},
-		{"blank", Fish, tid, " \t\r\n \n", "/tmp/s", ErrEmpty},
-		{"bad id", POSIX, "tmxZZ", "true", "/tmp/s", ErrBadID},
-		{"bad family", Family(0), tid, "true", "/tmp/s", ErrBadFamily},
-		{"relative path", POSIX, tid, "true", "s.sh", ErrBadPath},
-		{"newline in path", POSIX, tid, "true", "/tmp/a\nb", ErrBadPath},
-		{"id in path", POSIX, tid, "true", "/tmp/" + tid + ".sh", ErrBadPath},
-		{"id in command", Fish, tid, "echo " + tid, "/tmp/s", ErrIDInCommand},
+		{"nul", Bash, tid, "echo a\x00b", "/tmp/s", ErrNUL},
+		{"empty", Dash, tid, "", "/tmp/s", ErrEmpty},
+		{"blank", FishShell, tid, " \t\r\n \n", "/tmp/s", ErrEmpty},
+		{"bad id", Zsh, "tmxZZ", "true", "/tmp/s", ErrBadID},
+		{"bad shell", Shell(0), tid, "true", "/tmp/s", ErrBadShell},
+		{"relative path", Bash, tid, "true", "s.sh", ErrBadPath},
+		{"newline in path", Bash, tid, "true", "/tmp/a\nb", ErrBadPath},
+		{"id in path", Bash, tid, "true", "/tmp/" + tid + ".sh", ErrBadPath},
+		{"id in command", FishShell, tid, "echo " + tid, "/tmp/s", ErrIDInCommand},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, _, err := Script(tt.fam, tt.id, tt.cmd, tt.path); !errors.Is(err, tt.want) {
+			if _, err := Script(tt.sh, tt.id, tt.cmd, tt.path, Options{}); !errors.Is(err, tt.want) {
 				t.Errorf("Script: err = %v, want %v", err, tt.want)
 			}
 			if tt.want == ErrBadPath {
 				return
 			}
-			if _, err := Inline(tt.fam, tt.id, tt.cmd); !errors.Is(err, tt.want) {
+			if _, err := Inline(tt.sh, tt.id, tt.cmd); !errors.Is(err, tt.want) {
 				t.Errorf("Inline: err = %v, want %v", err, tt.want)
 			}
 		})
 	}
 }
 
-func TestTypedLine(t *testing.T) {
-	_, typed, err := Script(POSIX, tid, "true", "/tmp/it's here/s")
-	if err != nil || typed != ` . '/tmp/it'\''s here/s'` {
-		t.Errorf("POSIX typed = %q, %v", typed, err)
+func TestLine(t *testing.T) {
+	for sh, want := range map[Shell]string{
+		Dash:      ` { \. '/tmp/it'\''s here/s'; }`,
+		Bash:      ` { __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y \. '/tmp/it'\''s here/s'; }`,
+		FishShell: ` begin; builtin source '/tmp/it\'s here/s'; end`,
+	} {
+		if got := Line(sh, "/tmp/it's here/s"); got != want {
+			t.Errorf("Line(%v) = %q, want %q", sh, got, want)
+		}
 	}
-	_, typed, err = Script(Fish, tid, "true", `/tmp/it's\here/s`)
-	if err != nil || typed != ` source '/tmp/it\'s\\here/s'` {
-		t.Errorf("fish typed = %q, %v", typed, err)
+}
+
+func TestShellOf(t *testing.T) {
+	for prog, want := range map[string]Shell{"busybox": Ash, "ash": Ash, "-bash": Bash, "ksh93": Ksh, "sh": Sh, "fish": FishShell, "lksh": Mksh} {
+		if got, ok := ShellOf(prog); !ok || got != want {
+			t.Errorf("ShellOf(%q) = %v, %v; want %v", prog, got, ok, want)
+		}
+	}
+	if Ksh.String() != "ksh93" || FishShell.Family() != Fish || Zsh.Family() != POSIX {
+		t.Error("names or families")
 	}
 }
 

@@ -237,21 +237,3 @@ func TestFramingInteractive(t *testing.T) {
 // hijackedRE matches output of a user's printf stand-in (not the echo of its
 // definition, which interactive shells print back).
 var hijackedRE = regexp.MustCompile(`(?m)(^|[#$>] )hijacked`)
-
-// ScriptKeepFile is Script without the wrapper's own removal of its file, and nothing else.
-func TestScriptKeepFile(t *testing.T) {
-	id := NewID()
-	for _, f := range []Family{POSIX, Fish} {
-		full, typed, err := ScriptFor(f, "bash", id, "echo hi", "/tmp/x/r1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		kept, keptTyped, err := ScriptKeepFile(f, "bash", id, "echo hi", "/tmp/x/r1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(kept, "rm -f") || !strings.HasSuffix(full, kept) || len(kept) >= len(full) || typed != keptTyped {
-			t.Errorf("%v: ScriptKeepFile = %q, Script = %q", f, kept, full)
-		}
-	}
-}

@@ -2,24 +2,22 @@ package shellrun
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// parseSeeds are pane outputs for FuzzParse.
+// parseSeeds are pane outputs for FuzzParse (mk placeholders).
 var parseSeeds = []string{
 	"",
-	"<S>\r\nhello\r\n<E> 0 <D>\r\n$ ",
-	"abc<E> 255 <D>",
-	"<S>\n<E> 256 <D>\n<E> 1 <D>",
-	"<S>\n<E> 0 <D><E> 0 <D>\n",
-	"\x1b[?2004l\r\r\n<S>\x1b[0m\r\nx\x1b]0;t\x07\r\n<E> 7 <D>\x1b[0m",
-	"<S>\r\n<ID>_E 1",
-	"<ID>_S<ID>_E <ID>_D<ID>",
-	"tmxffffffffffff_S\n<S>\ntmxffffffffffff_E 0 tmxffffffffffff_D\n<E> 9 <D>",
+	"<S>\r\nhello\r\n<E:0>$ ",
+	"abc<E:255>",
+	"<S>\n<E:256>\n<E:1>",
+	"<S>\n<E:0><E:0>\n",
+	"\x1b[?2004l\r\r\n<S>\x1b[0m\r\nx\x1b]0;t\x07\r\n<E:7>\x1b[0m",
+	"<S>\r\n\x1b]6973;<ID>;E;1",
+	"<F:S><S>x<F:E;0><E:9>",
+	"<X:function builtin>",
 	"\x1b[",
 	"\x1b]",
 }
@@ -28,62 +26,41 @@ func FuzzParse(f *testing.F) {
 	for _, s := range parseSeeds {
 		f.Add(mk(s), uint16(0))
 	}
-	files, _ := filepath.Glob("testdata/raw-*.out")
-	for _, file := range files {
-		if b, err := os.ReadFile(file); err == nil {
-			f.Add(b, uint16(len(b)/2))
-		}
-	}
 	f.Fuzz(func(t *testing.T, out []byte, cut uint16) {
-		s := parse(out, tid)
-		if s.Body == nil && len(out) > 0 {
+		p := Parse(out, tid)
+		if p.Body == nil && len(out) > 0 && p.Failed == "" {
 			t.Fatalf("nil body")
 		}
-		if s.bodyStart < 0 || s.bodyStart > s.bodyEnd || s.bodyEnd > len(out) {
-			t.Fatalf("bad span %d..%d of %d", s.bodyStart, s.bodyEnd, len(out))
-		}
-		if !bytes.Equal(s.Body, out[s.bodyStart:s.bodyEnd]) {
-			t.Fatalf("Body is not out[%d:%d]", s.bodyStart, s.bodyEnd)
-		}
-		if s.Done {
-			if s.Status < 0 || s.Status > 255 || s.End > len(out) || s.End <= s.endStart || s.endStart < s.bodyEnd {
-				t.Fatalf("bad done parse %+v", s)
+		if p.Done {
+			if p.Status < 0 || p.Status > 255 || p.End > len(out) || p.End <= 0 {
+				t.Fatalf("bad done parse %+v", p)
 			}
-			if st, end, ok := endMarkerAt(out, s.endStart, tid); !ok || st != s.Status || end != s.End {
-				t.Fatalf("reported marker does not check out")
-			}
-		} else if s.End != 0 || s.Status != 0 {
-			t.Fatalf("not done but End=%d Status=%d", s.End, s.Status)
+		} else if p.Status != 0 {
+			t.Fatalf("not done but Status=%d", p.Status)
 		}
-		// The body never holds a valid end marker (judged where it stands in
-		// the output), and never our end marker followed by a line break.
-		tok := []byte(tid + "_E ")
-		for i := 0; ; {
-			j := bytes.Index(s.Body[i:], tok)
-			if j < 0 {
+		// The body never holds a complete marker of our id.
+		for from := 0; ; {
+			m, ok := nextMarker(p.Body, from)
+			if !ok {
 				break
 			}
-			if _, _, ok := endMarkerAt(out, s.bodyStart+i+j, tid); ok {
-				t.Fatalf("body holds a valid end marker at %d: %q", i+j, s.Body)
+			if m.ID == tid && m.Kind == EndMarker {
+				t.Fatalf("body holds our end marker: %q", p.Body)
 			}
-			i += j + 1
+			from = m.End
 		}
-		for st := 0; st < 256; st += 51 {
-			m := tid + "_E " + strconv.Itoa(st) + " " + tid + "_D"
-			if bytes.Contains(s.Body, []byte(m+"\n")) || bytes.Contains(s.Body, []byte(m+"\r")) {
-				t.Fatalf("body holds %q", m)
-			}
-		}
-		// A shorter input is never "more done", and its body is a prefix of
-		// the final one as long as both found the same start line.
+		// A shorter input is never "more done", and its body is a prefix of the final one
+		// as long as both found the same start.
 		n := int(cut) % (len(out) + 1)
-		p := parse(out[:n], tid)
-		if !p.Done && s.Done && p.Started == s.Started && p.bodyStart == s.bodyStart && !bytes.HasPrefix(s.Body, p.Body) {
-			t.Fatalf("partial body %q is not a prefix of %q", p.Body, s.Body)
+		q := Parse(out[:n], tid)
+		if q.Done && !p.Done {
+			t.Fatalf("prefix %d is done, the whole is not", n)
+		}
+		if !q.Done && p.Done && q.Started == p.Started && !bytes.HasPrefix(p.Body, q.Body) && bytes.Count(out[:n], []byte(oscPrefix+tid+";S")) == bytes.Count(out, []byte(oscPrefix+tid+";S")) {
+			t.Fatalf("partial body %q is not a prefix of %q", q.Body, p.Body)
 		}
 		_ = Parse(out, NewID())
 		_ = SourcingFailed(out, "/tmp/x")
-		_, _ = ScrubForeign(strings.Split(string(out), "\n"), tid)
 	})
 }
 
@@ -109,13 +86,9 @@ func FuzzScript(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		want := normalize(cmd)
-		for _, fp := range []struct {
-			fam  Family
-			prog string
-		}{{POSIX, ""}, {POSIX, "bash"}, {Fish, ""}} {
-			fam := fp.fam
-			script, typed, err := ScriptFor(fam, fp.prog, tid, cmd, "/tmp/tm1/script")
-			line, ierr := InlineFor(fam, fp.prog, tid, cmd)
+		for _, sh := range []Shell{Sh, Bash, Zsh, Dash, Ksh, FishShell} {
+			script, err := Script(sh, tid, cmd, "/tmp/tm1/script", Options{History: true, Redraw: &Redraw{Up: 1, Col: 2}})
+			line, ierr := Inline(sh, tid, cmd)
 			if (err == nil) != (ierr == nil) {
 				t.Fatalf("Script err %v, Inline err %v", err, ierr)
 			}
@@ -125,7 +98,7 @@ func FuzzScript(f *testing.F) {
 				}
 				continue
 			}
-			for _, s := range []string{script, typed, line} {
+			for _, s := range []string{script, Line(sh, "/tmp/tm1/script"), line} {
 				if strings.Contains(s, tid) {
 					t.Fatalf("the id leaks into %q", s)
 				}
@@ -135,26 +108,32 @@ func FuzzScript(f *testing.F) {
 					t.Fatalf("inline line holds %#x", c)
 				}
 			}
-			if got, ok := posixOrFishCommand(fam, script); !ok || got != want {
-				t.Fatalf("%v script carries %q, want %q", fam, got, want)
+			if got, ok := scriptCommand(sh, script); !ok || got != want {
+				t.Fatalf("%v script carries %q, want %q", sh, got, want)
 			}
-			if got, ok := inlineCommand(fam, line); !ok || got != want {
-				t.Fatalf("%v inline carries %q, want %q", fam, got, want)
+			if got, ok := inlineCommand(sh, line); !ok || got != want {
+				t.Fatalf("%v inline carries %q, want %q", sh, got, want)
 			}
 		}
 	})
 }
 
-// posixOrFishCommand recovers the command from a script by unquoting the
-// word after "\neval " (POSIX) or after " -c " and then "builtin eval " (fish).
-func posixOrFishCommand(f Family, script string) (string, bool) {
-	if f == POSIX {
-		i := strings.Index(script, "\neval ")
+// scriptCommand recovers the command from a script by unquoting the eval argument and
+// dropping the prelude (POSIX), or the word after " -c " and then "builtin eval " (fish).
+func scriptCommand(sh Shell, script string) (string, bool) {
+	if sh != FishShell {
+		d := dialectOf(sh)
+		tok := "\n" + d.sp("eval") + " "
+		i := strings.Index(script, tok)
 		if i < 0 {
 			return "", false
 		}
-		w, ok := unquoteWord(script[i+len("\neval "):], false)
-		return w, ok
+		w, ok := unquoteWord(script[i+len(tok):], false)
+		pre := posixFrame{d: d}.prelude() + "\n"
+		if !ok || !strings.HasPrefix(w, pre) {
+			return "", false
+		}
+		return strings.TrimPrefix(w, pre), true
 	}
 	i := strings.Index(script, "' -c ")
 	if i < 0 {
@@ -167,29 +146,51 @@ func posixOrFishCommand(f Family, script string) (string, bool) {
 	return unquoteWord(strings.TrimPrefix(w, "builtin eval "), true)
 }
 
-// inlineCommand recovers the command from an inline line by decoding its
-// printf %b argument.
-func inlineCommand(f Family, line string) (string, bool) {
-	i := strings.Index(line, `printf '%b' '`)
-	if i < 0 {
-		return "", false
+// inlineCommand recovers the command from an inline line by decoding its $'...' eval
+// argument, or its printf %b argument (POSIX: and dropping the prelude).
+func inlineCommand(sh Shell, line string) (string, bool) {
+	var dec string
+	if d := dialectOf(sh); sh != FishShell && d.dollarQuote {
+		tok := d.sp("eval") + " $'"
+		i := strings.Index(line, tok)
+		if i < 0 {
+			return "", false
+		}
+		rest := line[i+len(tok):]
+		j := strings.IndexByte(rest, '\'')
+		if j < 0 {
+			return "", false
+		}
+		var ok bool
+		if dec, ok = decodeOctal(rest[:j], `\`); !ok {
+			return "", false
+		}
+	} else {
+		i := strings.Index(line, `printf '%b' '`)
+		if i < 0 {
+			return "", false
+		}
+		rest := line[i+len(`printf '%b' '`):]
+		j := strings.IndexByte(rest, '\'')
+		if j < 0 {
+			return "", false
+		}
+		var ok bool
+		if dec, ok = decodeOctal(rest[:j], `\0`); !ok {
+			return "", false
+		}
 	}
-	rest := line[i+len(`printf '%b' '`):]
-	j := strings.IndexByte(rest, '\'')
-	if j < 0 {
-		return "", false
-	}
-	dec, ok := decodePercentB(rest[:j])
-	if !ok {
-		return "", false
-	}
-	if f == Fish {
+	if sh == FishShell {
 		if !strings.HasPrefix(dec, "builtin eval ") {
 			return "", false
 		}
 		return unquoteWord(strings.TrimPrefix(dec, "builtin eval "), true)
 	}
-	return dec, true
+	pre := posixFrame{d: dialectOf(sh)}.prelude() + "\n"
+	if !strings.HasPrefix(dec, pre) {
+		return "", false
+	}
+	return strings.TrimPrefix(dec, pre), true
 }
 
 // unquoteWord reads one shell word made of single-quoted runs and backslash
@@ -232,29 +233,27 @@ func unquoteWord(s string, fish bool) (string, bool) {
 	return b.String(), true
 }
 
-// decodePercentB decodes the \0ooo escapes percentB writes.
-func decodePercentB(s string) (string, bool) {
+// decodeOctal decodes the escapes percentB (lead "\\0") and dollarQuote (lead "\\") write:
+// lead then three octal digits.
+func decodeOctal(s, lead string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {
 			b.WriteByte(s[i])
 			continue
 		}
-		if i+4 >= len(s) {
-			return "", false
-		}
-		if s[i+1] != '0' {
+		if !strings.HasPrefix(s[i:], lead) || i+len(lead)+3 > len(s) {
 			return "", false
 		}
 		v := 0
-		for _, c := range s[i+2 : i+5] {
+		for _, c := range s[i+len(lead) : i+len(lead)+3] {
 			if c < '0' || c > '7' {
 				return "", false
 			}
 			v = v*8 + int(c-'0')
 		}
 		b.WriteByte(byte(v))
-		i += 4
+		i += len(lead) + 2
 	}
 	return b.String(), true
 }

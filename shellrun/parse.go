@@ -1,203 +1,208 @@
 package shellrun
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+)
+
+// The markers are OSC escape sequences of a number no terminal uses, so tmux passes them on in
+// control mode's %output (which carries the pane's raw bytes) but draws nothing: they never
+// reach the screen, the scrollback, capture-pane or a person's terminal.
+//
+//	start:  ESC ] 6973 ; <id> ; S BEL
+//	end:    ESC ] 6973 ; <id> ; E ; <status> BEL
+//	failed: ESC ] 6973 ; <id> ; X ; <reason> BEL   (the wrapper could not frame the command)
+const (
+	oscPrefix = "\x1b]6973;"
+	bel       = '\a'
+	// maxReason bounds a failure marker's reason.
+	maxReason = 128
+)
 
 // Parsed is what Parse found of one run in a pane's output.
 type Parsed struct {
-	// Done means the end marker "<id>_E <status> <id>_D" was found.
-	Done bool
-	// Status is the command's exit status, 0..255, when Done.
-	Status int
-	// Started means the start marker line "<id>_S" was found.
+	// Started means the start marker was found.
 	Started bool
-	// Body is the output between the start marker line and the end marker
-	// (from the beginning of the input when !Started), as raw terminal bytes
-	// (CRLF, escape sequences): the caller's text filter cleans it. One line
-	// break right before the end marker is dropped. While !Done, Body holds
-	// back a trailing fragment that could be the beginning of the end marker
-	// and one trailing line break, so a partial Body is always a prefix of the
-	// final one. Body is a copy; it never aliases the input.
+	// Done means the end marker was found; Status is then the command's exit status, 0..255.
+	Done   bool
+	Status int
+	// Failed holds the reason of a failure marker: the wrapper ran but refused to run the
+	// command, because a definition in the shell would have subverted it (see doc.go).
+	Failed string
+	// Body is the output between the start marker and the end marker (from the beginning of
+	// the input when !Started), as raw terminal bytes: the caller's text filter cleans it.
+	// The line break that ends the last line ("\r\n" or "\n") is not part of it, so blank
+	// lines at the end are ("echo; echo x; echo" gives "\r\nx\r\n"). While !Done, Body
+	// holds back a trailing fragment that could be the beginning of the end marker and one
+	// trailing line break, so a partial Body is always a prefix of the final one. Body is a
+	// copy.
 	Body []byte
-	// End is the offset in the input just past the end marker's "_D" when
-	// Done (what follows is the shell's prompt), else 0.
+	// End is the offset just past the end (or failure) marker, else 0.
 	End int
+	// Foreign lists the ids of other runs whose markers appear in Body.
+	Foreign []string
 }
 
-// span is Parse's result with offsets, for tests and fuzzing.
-type span struct {
-	Parsed
-	bodyStart, bodyEnd int // Body == out[bodyStart:bodyEnd]
-	endStart           int // offset of the end marker when Done
-}
-
-// Parse looks for the markers of run id in raw pane output.
-//
-// The start marker counts when "<id>_S" is followed, on its line, only by
-// CR, spaces, tabs or escape sequences, then LF or the end of the input. The
-// end marker is the first "<id>_E <status> <id>_D" after the start line (after
-// the beginning when there is none) whose status is 0 or 1-3 digits without a
-// leading zero, at most 255, and whose "_D" is followed by the end of the
-// input, CR, LF, a space, a tab or ESC; anything else is skipped and the scan
-// goes on. A malformed id finds nothing.
+// Parse looks for the markers of run id in raw pane output. A marker counts only whole,
+// with this id; text that merely looks like one (a command printing "tmx..._E 0") is output.
 func Parse(out []byte, id string) Parsed {
-	return parse(out, id).Parsed
-}
-
-func parse(out []byte, id string) span {
-	var s span
+	var p Parsed
 	if !ValidID(id) {
-		return s
+		return p
 	}
-	s.bodyStart = findStart(out, id)
-	if s.bodyStart >= 0 {
-		s.Started = true
-	} else {
-		s.bodyStart = 0
-	}
-	endTok := []byte(id + "_E ")
-	for from := s.bodyStart; from < len(out); {
-		i := bytes.Index(out[from:], endTok)
-		if i < 0 {
+	// The start marker comes first; the end marker counts only after it (after the
+	// beginning when there is none: the start may have been lost).
+	bodyStart := 0
+	for from := 0; ; {
+		m, ok := nextMarker(out, from)
+		if !ok {
 			break
 		}
-		at := from + i
-		if st, end, ok := endMarkerAt(out, at, id); ok {
-			s.Done, s.Status, s.End, s.endStart = true, st, end, at
-			s.bodyEnd = at - trailingBreak(out[s.bodyStart:at], false)
-			s.Body = bytes.Clone(out[s.bodyStart:s.bodyEnd])
-			return s
+		from = m.End
+		if m.ID != id {
+			continue
 		}
-		from = at + 1
-	}
-	// Not done: hold back a possible marker prefix and one line break.
-	hold := len(out) - partialMarkerLen(out[s.bodyStart:], id)
-	s.bodyEnd = hold - trailingBreak(out[s.bodyStart:hold], true)
-	s.Body = bytes.Clone(out[s.bodyStart:s.bodyEnd])
-	return s
-}
-
-// findStart returns the offset just past the line holding the start marker,
-// or -1.
-func findStart(out []byte, id string) int {
-	tok := []byte(id + "_S")
-	for from := 0; from < len(out); {
-		i := bytes.Index(out[from:], tok)
-		if i < 0 {
-			return -1
+		if m.Kind == 'X' {
+			p.Failed, p.End = m.Reason, m.End
+			return p
 		}
-		at := from + i
-		j := at + len(tok)
-		for j < len(out) {
-			c := out[j]
-			if c == '\r' || c == ' ' || c == '\t' {
-				j++
-				continue
-			}
-			if c == 0x1b {
-				j += escapeLen(out[j:])
-				continue
-			}
+		if m.Kind == 'S' {
+			p.Started, bodyStart = true, m.End
 			break
 		}
-		if j >= len(out) {
-			return len(out)
+	}
+	for from := bodyStart; ; {
+		m, ok := nextMarker(out, from)
+		if !ok {
+			break
 		}
-		if out[j] == '\n' {
-			return j + 1
+		from = m.End
+		if m.ID != id || m.Kind == 'S' {
+			continue
 		}
+		if m.Kind == 'X' {
+			p.Failed, p.End = m.Reason, m.End
+			return p
+		}
+		p.Done, p.Status, p.End = true, m.Status, m.End
+		body := out[bodyStart:m.Start]
+		p.Body = bytes.Clone(body[:len(body)-trailingBreak(body, false)])
+		p.Foreign = foreignIDs(p.Body, id)
+		return p
+	}
+	end := len(out) - partialMarkerLen(out[bodyStart:])
+	end -= trailingBreak(out[bodyStart:end], true)
+	p.Body = bytes.Clone(out[bodyStart:end])
+	p.Foreign = foreignIDs(p.Body, id)
+	return p
+}
+
+// Kinds of markers.
+const (
+	StartMarker = 'S'
+	EndMarker   = 'E'
+	FailMarker  = 'X'
+)
+
+// Marker is one complete marker found in output.
+type Marker struct {
+	Start, End int // out[Start:End] is the whole sequence
+	ID         string
+	Kind       byte // StartMarker, EndMarker or FailMarker
+	Status     int  // of an end marker
+	Reason     string
+}
+
+// NextMarker finds the first complete, well-formed marker of any run at or after from.
+func NextMarker(out []byte, from int) (Marker, bool) { return nextMarker(out, from) }
+
+// PartialMarker returns the length of the longest suffix of b that could still grow into a
+// marker.
+func PartialMarker(b []byte) int { return partialMarkerLen(b) }
+
+// TrailingBreak returns the length of one line break at the end of b: "\r\n" or "\n", and
+// with partial also a lone "\r" (the "\n" may be on its way).
+func TrailingBreak(b []byte, partial bool) int { return trailingBreak(b, partial) }
+
+// nextMarker finds the first complete, well-formed marker at or after from.
+func nextMarker(out []byte, from int) (Marker, bool) {
+	for from < len(out) {
+		i := bytes.Index(out[from:], []byte(oscPrefix))
+		if i < 0 {
+			return Marker{}, false
+		}
+		at := from + i
 		from = at + 1
-	}
-	return -1
-}
-
-// endMarkerAt checks for a complete, valid end marker at out[at:], which is
-// known to begin with "<id>_E ". It returns the status and the offset just
-// past "_D".
-func endMarkerAt(out []byte, at int, id string) (status, end int, ok bool) {
-	j := at + len(id) + len("_E ")
-	digits := 0
-	for j+digits < len(out) && digits < 4 && out[j+digits] >= '0' && out[j+digits] <= '9' {
-		digits++
-	}
-	if digits == 0 || digits > 3 || (digits > 1 && out[j] == '0') {
-		return 0, 0, false
-	}
-	for k := 0; k < digits; k++ {
-		status = status*10 + int(out[j+k]-'0')
-	}
-	if status > 255 {
-		return 0, 0, false
-	}
-	j += digits
-	if j >= len(out) || out[j] != ' ' {
-		return 0, 0, false
-	}
-	j++
-	if !bytes.HasPrefix(out[j:], []byte(id)) || !bytes.HasPrefix(out[j+len(id):], []byte("_D")) {
-		return 0, 0, false
-	}
-	j += len(id) + 2
-	if j < len(out) {
-		switch out[j] {
-		case '\r', '\n', ' ', '\t', 0x1b:
-		default:
-			return 0, 0, false
+		if m, ok := markerAt(out, at); ok {
+			return m, true
 		}
 	}
-	return status, j, true
+	return Marker{}, false
 }
 
-// partialMarkerLen returns the length of the longest proper suffix of b that
-// could grow into a valid end marker ("<id>_E <status> <id>_D").
-func partialMarkerLen(b []byte, id string) int {
-	maxLen := 2*len(id) + len("_E ") + 3 + len(" ") + len("_D")
-	first := len(b) - maxLen
-	if first < 0 {
-		first = 0
+// markerAt parses the marker that begins at out[at] (known to start with oscPrefix).
+func markerAt(out []byte, at int) (Marker, bool) {
+	rest := out[at+len(oscPrefix):]
+	bell := bytes.IndexByte(rest, bel)
+	if bell < IDLen+2 || bell > IDLen+3+maxReason {
+		return Marker{}, false
 	}
-	for p := first; p < len(b); p++ {
-		if b[p] == id[0] && markerPrefix(b[p:], id) {
+	body := rest[:bell]
+	m := Marker{Start: at, End: at + len(oscPrefix) + bell + 1, ID: string(body[:IDLen])}
+	if !ValidID(m.ID) || body[IDLen] != ';' {
+		return Marker{}, false
+	}
+	kind, arg := body[IDLen+1:], []byte(nil)
+	if len(kind) > 1 {
+		if kind[1] != ';' {
+			return Marker{}, false
+		}
+		kind, arg = kind[:1], kind[2:]
+	}
+	m.Kind = kind[0]
+	switch m.Kind {
+	case StartMarker:
+		return m, arg == nil
+	case EndMarker:
+		st, ok := parseStatus(arg)
+		m.Status = st
+		return m, ok
+	case FailMarker:
+		m.Reason = string(arg)
+		return m, len(arg) > 0
+	}
+	return Marker{}, false
+}
+
+// parseStatus accepts 0..255 written without a leading zero.
+func parseStatus(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 3 || len(b) > 1 && b[0] == '0' {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, _ := strconv.Atoi(string(b))
+	return n, n <= 255
+}
+
+// partialMarkerLen returns the length of the longest suffix of b that could still grow into
+// a marker: an unterminated OSC 6973 sequence near the end.
+func partialMarkerLen(b []byte) int {
+	limit := len(oscPrefix) + IDLen + 4 + maxReason
+	for p := max(0, len(b)-limit); p < len(b); p++ {
+		if b[p] != 0x1b {
+			continue
+		}
+		tail := b[p:]
+		n := min(len(tail), len(oscPrefix))
+		if string(tail[:n]) == oscPrefix[:n] && bytes.IndexByte(tail, bel) < 0 {
 			return len(b) - p
 		}
 	}
 	return 0
-}
-
-// markerPrefix reports whether all of b is consumed by the end-marker grammar
-// before it completes or fails.
-func markerPrefix(b []byte, id string) bool {
-	lit := func(s string) bool { // consumes s; false on mismatch
-		n := min(len(s), len(b))
-		if string(b[:n]) != s[:n] {
-			return false
-		}
-		b = b[n:]
-		return true
-	}
-	if !lit(id+"_E ") || len(b) == 0 {
-		return len(b) == 0
-	}
-	digits := 0
-	for digits < len(b) && digits < 3 && b[digits] >= '0' && b[digits] <= '9' {
-		digits++
-	}
-	if digits == 0 || (digits > 1 && b[0] == '0') {
-		return false
-	}
-	status := 0
-	for _, c := range b[:digits] {
-		status = status*10 + int(c-'0')
-	}
-	if status > 255 {
-		return false
-	}
-	b = b[digits:]
-	if len(b) == 0 {
-		return true
-	}
-	// A complete marker here would already have been found valid by Parse,
-	// so only a true prefix matters; a fourth digit fails the literal.
-	return lit(" "+id+"_D") && len(b) == 0
 }
 
 // trailingBreak returns the length of one line break at the end of b: "\r\n"
@@ -213,6 +218,30 @@ func trailingBreak(b []byte, partial bool) int {
 		return 1
 	}
 	return 0
+}
+
+// foreignIDs lists the ids, other than ours, of the markers in b.
+func foreignIDs(b []byte, ours string) []string {
+	var ids []string
+	for from := 0; ; {
+		m, ok := nextMarker(b, from)
+		if !ok {
+			return ids
+		}
+		from = m.End
+		if m.ID != ours && !contains(ids, m.ID) {
+			ids = append(ids, m.ID)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // escapeLen returns the length of the escape sequence at the start of b

@@ -2,16 +2,31 @@ package shellrun
 
 import (
 	"bytes"
-	"strings"
+	"regexp"
 	"testing"
 )
 
 const tid = "tmx0123456789ab"
 
-// mk builds output from parts, replacing S, E(n) and D placeholders.
+var placeholder = regexp.MustCompile(`<S>|<E:(\d+)>|<X:([a-z ]+)>|<F:([SE0-9;]+)>|<ID>`)
+
+// mk builds output from parts: <S> is the start marker of tid, <E:n> its end marker with
+// status n, <X:reason> its failure marker, <F:rest> a marker of another id, <ID> the id.
 func mk(s string) []byte {
-	r := strings.NewReplacer("<S>", tid+"_S", "<E>", tid+"_E", "<D>", tid+"_D", "<ID>", tid)
-	return []byte(r.Replace(s))
+	return []byte(placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		sub := placeholder.FindStringSubmatch(m)
+		switch {
+		case m == "<S>":
+			return oscPrefix + tid + ";S\a"
+		case m == "<ID>":
+			return tid
+		case sub[1] != "":
+			return oscPrefix + tid + ";E;" + sub[1] + "\a"
+		case sub[2] != "":
+			return oscPrefix + tid + ";X;" + sub[2] + "\a"
+		}
+		return oscPrefix + "tmxffffffffffff;" + sub[3] + "\a"
+	}))
 }
 
 func TestParse(t *testing.T) {
@@ -23,41 +38,30 @@ func TestParse(t *testing.T) {
 		started bool
 		body    string
 	}{
-		{"crlf", " . '/x/y'\r\n<S>\r\nhello\r\nworld\r\n<E> 0 <D>\r\n$ ", true, 0, true, "hello\r\nworld"},
-		{"lf", "<S>\nhi\n<E> 7 <D>\n", true, 7, true, "hi"},
-		{"no trailing newline", "<S>\r\nabc<E> 0 <D>\r\n", true, 0, true, "abc"},
-		{"empty body", "<S>\r\n<E> 1 <D>\r\n", true, 1, true, ""},
-		{"only one break stripped", "<S>\r\na\r\n\r\n<E> 0 <D>\r\n", true, 0, true, "a\r\n"},
-		{"cr cr lf kept", "<S>\r\na\r\r\n<E> 0 <D>\r\n", true, 0, true, "a\r"},
-		{"status 255", "<S>\n<E> 255 <D>", true, 255, true, ""},
-		{"end of input", "<S>\nx\n<E> 3 <D>", true, 3, true, "x"},
-		{"space after D", "<S>\nx\n<E> 3 <D>   ", true, 3, true, "x"},
-		{"tab after D", "<S>\nx\n<E> 3 <D>\tq", true, 3, true, "x"},
-		{"esc after D", "<S>\nx\n<E> 3 <D>\x1b[0m", true, 3, true, "x"},
-		{"status 256 skipped", "<S>\nx\n<E> 256 <D>\n<E> 2 <D>\n", true, 2, true, "x\n<ID>_E 256 <ID>_D"},
-		{"leading zero skipped", "<S>\n<E> 07 <D>\n<E> 00 <D>\n<E> 0 <D>\n", true, 0, true, "<ID>_E 07 <ID>_D\n<ID>_E 00 <ID>_D"},
-		{"four digits skipped", "<S>\n<E> 1000 <D>\n", false, 0, true, "<ID>_E 1000 <ID>_D"},
-		{"negative skipped", "<S>\n<E> -1 <D>\n", false, 0, true, "<ID>_E -1 <ID>_D"},
-		{"D followed by junk", "<S>\n<E> 0 <D>x\n<E> 4 <D>\n", true, 4, true, "<ID>_E 0 <ID>_Dx"},
-		{"lone E", "<S>\n<E>\n<E> \n<E> 5\n<E> 5 \n", false, 0, true, "<ID>_E\n<ID>_E \n<ID>_E 5\n<ID>_E 5 "},
-		{"other id", "tmxffffffffffff_S\n<S>\nA\ntmxffffffffffff_E 0 tmxffffffffffff_D\n<E> 9 <D>", true, 9, true,
-			"A\ntmxffffffffffff_E 0 tmxffffffffffff_D"},
-		{"mixed ids", "<S>\n<E> 0 tmxffffffffffff_D\n<E> 6 <D>\n", true, 6, true, "<ID>_E 0 tmxffffffffffff_D"},
-		{"no start", "typed line\r\nout\r\n<E> 2 <D>\r\n", true, 2, false, "typed line\r\nout"},
-		{"end before start ignored", "<E> 2 <D>\r\n<S>\r\nx", false, 0, true, "x"},
-		{"start not alone", "x<S>y\r\nz\r\n<E> 0 <D>", true, 0, false, "x<ID>_Sy\r\nz"},
-		{"start with escapes", "\x1b[?2004l\r\r\n\x1b[0m<S>\x1b[0m\x1b]0;title\x07 \r\nout\r\n<E> 0 <D>\r\n", true, 0, true, "out"},
-		{"start twice", "<S>\r\nq<S>\r\nout\r\n<E> 0 <D>", true, 0, true, "q<ID>_S\r\nout"},
-		{"not done", "<S>\r\npartial output.", false, 0, true, "partial output."},
-		{"not done holds a t", "<S>\r\npartial out", false, 0, true, "partial ou"},
-		{"not done holds break", "<S>\r\nline\r\n", false, 0, true, "line"},
-		{"not done holds cr", "<S>\r\nline\r", false, 0, true, "line"},
-		{"not done holds marker prefix", "<S>\r\nline\r\n<ID>_E 1", false, 0, true, "line"},
-		{"not done holds short prefix", "<S>\r\nabc" + tid[:5], false, 0, true, "abc"},
-		{"not done keeps non-prefix", "<S>\r\nabc<ID>_E 1x", false, 0, true, "abc<ID>_E 1x"},
-		{"not done start at end", "<S>\r", false, 0, true, ""},
+		{"crlf", "$  { . '/x/y'; }\r\n<S>hello\r\nworld\r\n<E:0>$ ", true, 0, true, "hello\r\nworld"},
+		{"lf", "<S>hi\n<E:7>", true, 7, true, "hi"},
+		{"no trailing newline", "<S>abc<E:0>$ ", true, 0, true, "abc"},
+		{"empty body", "<S><E:1>", true, 1, true, ""},
+		{"trailing blank lines kept", "<S>\r\nx\r\n\r\n<E:0>", true, 0, true, "\r\nx\r\n"},
+		{"cr cr lf kept", "<S>a\r\r\n<E:0>", true, 0, true, "a\r"},
+		{"status 255", "<S><E:255>", true, 255, true, ""},
+		{"status 256 is output", "<S>x<E:256><E:2>", true, 2, true, "x" + string(mk("<E:256>"))},
+		{"leading zero is output", "<S><E:07><E:0>", true, 0, true, string(mk("<E:07>"))},
+		{"unterminated", "<S>x\x1b]6973;<ID>;E;0", false, 0, true, "x"},
+		{"lookalike text is output", "<S><ID>_E 0 <ID>_D\n<E:0>", true, 0, true, "<ID>_E 0 <ID>_D"},
+		{"other id", "<F:S><S>A<F:E;0><E:9>", true, 9, true, "A" + string(mk("<F:E;0>"))},
+		{"no start", "typed\r\nout\r\n<E:2>", true, 2, false, "typed\r\nout"},
+		{"end before start ignored", "<E:2><S>x", false, 0, true, "x"},
+		{"start twice", "<S>q<S>out<E:0>", true, 0, true, "q" + string(mk("<S>")) + "out"},
+		{"not done", "<S>partial output.", false, 0, true, "partial output."},
+		{"not done holds break", "<S>line\r\n", false, 0, true, "line"},
+		{"not done holds cr", "<S>line\r", false, 0, true, "line"},
+		{"not done holds marker prefix", "<S>line\r\n\x1b]69", false, 0, true, "line"},
+		{"not done holds esc", "<S>abc\x1b", false, 0, true, "abc"},
+		{"not done keeps other escapes", "<S>abc\x1b[0m", false, 0, true, "abc\x1b[0m"},
 		{"empty", "", false, 0, false, ""},
-		{"unicode and escapes in body", "<S>\r\n\x1b[31mrøt\x1b[0m ✓\r\n<E> 0 <D>\r\n", true, 0, true, "\x1b[31mrøt\x1b[0m ✓"},
+		{"failure", "<X:function builtin>$ ", false, 0, false, ""},
+		{"unicode and escapes in body", "<S>\x1b[31mrøt\x1b[0m ✓\r\n<E:0>", true, 0, true, "\x1b[31mrøt\x1b[0m ✓"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,15 +70,29 @@ func TestParse(t *testing.T) {
 				t.Errorf("Parse(%q) = {Done:%v Status:%d Started:%v Body:%q}, want {%v %d %v %q}",
 					tt.out, p.Done, p.Status, p.Started, p.Body, tt.done, tt.status, tt.started, mk(tt.body))
 			}
-			if !p.Done && p.End != 0 {
+			if !p.Done && p.Failed == "" && p.End != 0 {
 				t.Errorf("End = %d when not done", p.End)
 			}
 		})
 	}
 }
 
+func TestParseFailedAndForeign(t *testing.T) {
+	p := Parse(mk("<X:function builtin>$ "), tid)
+	if p.Failed != "function builtin" || p.End == 0 || p.Done {
+		t.Errorf("failure marker: %+v", p)
+	}
+	p = Parse(mk("<S>a<F:S>b<F:E;0><E:0>"), tid)
+	if len(p.Foreign) != 1 || p.Foreign[0] != "tmxffffffffffff" {
+		t.Errorf("Foreign = %q", p.Foreign)
+	}
+	if p = Parse(mk("<S>a<E:0>"), tid); len(p.Foreign) != 0 {
+		t.Errorf("Foreign = %q for a clean body", p.Foreign)
+	}
+}
+
 func TestParseEnd(t *testing.T) {
-	out := mk("<S>\r\nx\r\n<E> 12 <D>\r\n$ ")
+	out := mk("<S>x\r\n<E:12>\r\n$ ")
 	p := Parse(out, tid)
 	if !p.Done || string(out[p.End:]) != "\r\n$ " {
 		t.Fatalf("End = %d, rest %q", p.End, out[p.End:])
@@ -82,7 +100,7 @@ func TestParseEnd(t *testing.T) {
 }
 
 func TestParseBadID(t *testing.T) {
-	out := mk("<S>\n<E> 0 <D>\n")
+	out := mk("<S>\n<E:0>\n")
 	for _, id := range []string{"", "tmx", "tmx0123456789AB", "tmx0123456789a", "abc0123456789ab", tid + "0"} {
 		if p := Parse(out, id); p.Done || p.Started || p.Body != nil {
 			t.Errorf("Parse with id %q = %+v", id, p)
@@ -91,7 +109,7 @@ func TestParseBadID(t *testing.T) {
 }
 
 func TestParseDoesNotAlias(t *testing.T) {
-	out := mk("<S>\nabc\n<E> 0 <D>\n")
+	out := mk("<S>abc\n<E:0>")
 	p := Parse(out, tid)
 	for i := range out {
 		out[i] = 'z'
@@ -101,17 +119,17 @@ func TestParseDoesNotAlias(t *testing.T) {
 	}
 }
 
-// TestParseSplit feeds every prefix of a complete output: the marker is only
-// accepted once complete, and every partial body is a prefix of the final one.
+// TestParseSplit feeds every prefix of a complete output: the marker is only accepted once
+// complete, and every partial body is a prefix of the final one.
 func TestParseSplit(t *testing.T) {
-	full := mk(" . '/p'\r\n\x1b[0m<S>\r\nline one\r\nline two, no newline<E> 255 <D>\r\n$ ")
+	full := mk("$  { . '/p'; }\r\n\x1b[0m<S>line one\r\nline two, no newline<E:255>$ ")
 	final := Parse(full, tid)
 	if !final.Done || final.Status != 255 || string(final.Body) != "line one\r\nline two, no newline" {
 		t.Fatalf("full parse = %+v", final)
 	}
-	endAt := bytes.Index(full, []byte(tid+"_D")) + IDLen + 2
+	endAt := final.End
 	for n := 0; n <= len(full); n++ {
-		p := parse(full[:n], tid)
+		p := Parse(full[:n], tid)
 		if p.Done != (n >= endAt) {
 			t.Fatalf("prefix %d: Done=%v", n, p.Done)
 		}

@@ -57,3 +57,21 @@ func writeOctal(b *strings.Builder, lead byte, c byte) {
 	b.WriteByte('0' + c>>3&7)
 	b.WriteByte('0' + c&7)
 }
+
+// dollarQuote writes s as a $'...' word of printable ASCII: other bytes, the backslash, the
+// single quote and "!" become \ooo octal escapes.
+func dollarQuote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4 + 3)
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c <= 0x7e && c != '\\' && c != '\'' && c != '!' {
+			b.WriteByte(c)
+			continue
+		}
+		writeOctal(&b, '\\', c)
+	}
+	b.WriteByte('\'')
+	return b.String()
+}

@@ -13,8 +13,8 @@ var (
 	ErrEmpty = errors.New("shellrun: command is empty")
 	// ErrBadID means the run id does not have the shape NewID mints.
 	ErrBadID = errors.New("shellrun: malformed run id")
-	// ErrBadFamily means the family is neither POSIX nor Fish.
-	ErrBadFamily = errors.New("shellrun: unknown shell family")
+	// ErrBadShell means the shell is not one of the Shell constants.
+	ErrBadShell = errors.New("shellrun: unknown shell")
 	// ErrBadPath means the script path is unusable: not absolute, holding a
 	// control character, or holding the run id.
 	ErrBadPath = errors.New("shellrun: unusable script path")
@@ -23,96 +23,73 @@ var (
 	ErrIDInCommand = errors.New("shellrun: command contains the run id")
 )
 
-// Script returns the wrapper script for command and the short line to type
-// into the pane to run it.
+// Options are the choices a caller makes about one run.
+type Options struct {
+	// History records the command itself in the shell's history, as if a person had typed
+	// it (bash, zsh, ksh93, mksh); without it the command is kept out. Either way the typed
+	// line is removed from the history where the shell allows (see doc.go).
+	History bool
+	// Redraw, when set, puts the command where the typed line was on the screen.
+	Redraw *Redraw
+}
+
+// Script returns the wrapper script for command, to be written to scriptPath (mode 0600, in
+// a directory of mode 0700) and run by typing Line(sh, scriptPath) and Enter. The script does
+// not remove its file: the caller removes it once the start marker shows the shell has it
+// open, and removes the scratch files scriptPath+".*" the bash wrapper writes once the run
+// ended.
 //
-// The caller writes script to scriptPath (mode 0600, in a directory of mode
-// 0700) and types typed followed by Enter: " . '<scriptPath>'" for POSIX
-// shells, " source '<scriptPath>'" for fish. The leading space keeps the line
-// out of history in shells configured for it (bash HISTCONTROL=ignorespace,
-// zsh HIST_IGNORE_SPACE, fish always). The script deletes its own file as
-// its first action, before the command starts, so an interrupted run leaves
-// nothing behind; the shell keeps reading the already open file.
-//
-// scriptPath must be absolute (a relative name would make "." search PATH),
-// must not contain control characters, and must not contain the run id: the
-// typed line echoes it.
-//
-// Script frames for a POSIX shell whose program is not known, with the nested
-// (two-subshell) frame; ScriptFor picks the cheaper one-subshell frame when
-// the program allows it.
-func Script(f Family, id, command, scriptPath string) (script, typed string, err error) {
-	return ScriptFor(f, "", id, command, scriptPath)
-}
-
-// ScriptFor is Script for a pane whose foreground program (tmux's
-// #{pane_current_command}, as FamilyOf takes it) is program. For the POSIX
-// shells that allow it (ash, dash, bash, mksh, zsh), the wrapper forks once
-// instead of twice, unless the command might defeat the one-subshell frame
-// (see doc.go); "" or any other program gets the nested frame.
-func ScriptFor(f Family, program, id, command, scriptPath string) (script, typed string, err error) {
-	return scriptFor(f, program, id, command, scriptPath, true)
-}
-
-// ScriptKeepFile is ScriptFor for a caller that removes the script file itself once the start
-// marker shows the shell has opened it. The wrapper then runs no rm of its own: that saves a
-// fork and exec in the pane, and leaves no statement outside the frame that a Ctrl-C could
-// abort (which would lose the end marker).
-func ScriptKeepFile(f Family, program, id, command, scriptPath string) (script, typed string, err error) {
-	return scriptFor(f, program, id, command, scriptPath, false)
-}
-
-func scriptFor(f Family, program, id, command, scriptPath string, selfRemove bool) (script, typed string, err error) {
-	cmd, err := prepare(f, id, command)
-	if err != nil {
-		return "", "", err
-	}
-	if err := checkPath(scriptPath, id); err != nil {
-		return "", "", err
-	}
-	switch f {
-	case POSIX:
-		return posixScript(id, cmd, scriptPath, nested(program, cmd), selfRemove), " . " + posixQuote(scriptPath), nil
-	default:
-		return fishScript(id, cmd, scriptPath, selfRemove), " source " + fishQuote(scriptPath), nil
-	}
-}
-
-// Inline returns the whole wrapper as one physical line to type into the pane
-// (send-keys -l, then Enter), for when the pane's shell cannot read a script
-// file (ssh, a container). It starts with a space for history suppression.
-//
-// The command travels octal-encoded in a printf %b argument, so the line holds
-// only printable ASCII: no line break, no tab (which would trigger
-// completion), no control character, no "!" (history expansion) and no
-// literal run id. Its length grows with the command (up to 5 bytes per byte
-// that needs encoding, 1 otherwise, plus about 600 bytes of framing). A shell
-// without a line editor (dash, sh) reads a terminal line in canonical mode,
-// which holds at most 4095 bytes, so keep inline commands well below ~3 KiB
-// for those shells.
-func Inline(f Family, id, command string) (string, error) {
-	return InlineFor(f, "", id, command)
-}
-
-// InlineFor is Inline for a pane whose foreground program is program; the
-// frame is chosen as in ScriptFor.
-func InlineFor(f Family, program, id, command string) (string, error) {
-	cmd, err := prepare(f, id, command)
+// scriptPath must be absolute (a relative name would make "." search PATH), must not contain
+// control characters, and must not contain the run id.
+func Script(sh Shell, id, command, scriptPath string, o Options) (string, error) {
+	cmd, err := prepare(sh, id, command)
 	if err != nil {
 		return "", err
 	}
-	if f == POSIX {
-		return posixInline(id, cmd, nested(program, cmd)), nil
+	if err := checkPath(scriptPath, id); err != nil {
+		return "", err
 	}
-	return fishInline(id, cmd), nil
+	redraw := o.Redraw.format(cmd)
+	if sh == FishShell {
+		return render(fishFrame(id, redraw, fishQuote(fishChild(cmd)), true), false), nil
+	}
+	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, redraw: redraw, history: o.History,
+		scratch: scriptPath, typed: Line(sh, scriptPath)}
+	f.nested = !f.d.single || needsNested(cmd)
+	return render(f.statements(), false), nil
 }
 
-// prepare validates the arguments and normalises the command: CRLF and lone CR
-// become LF and trailing line breaks are dropped (they mean nothing to eval,
-// and dropping them makes Script and Inline agree on a trailing backslash).
-func prepare(f Family, id, command string) (string, error) {
-	if f != POSIX && f != Fish {
-		return "", fmt.Errorf("%w: %d", ErrBadFamily, int(f))
+// Inline returns the whole wrapper as one physical line to type into the pane (send-keys -l,
+// then Enter), for when the pane's shell cannot read a script file (it runs as another user,
+// or in a container). It starts with a space.
+//
+// The command travels octal-encoded in a printf %b argument, so the line holds only
+// printable ASCII: no line break, no tab (which would trigger completion), no control
+// character, no "!" (history expansion) and no literal run id. Its length grows with the
+// command (up to 5 bytes per byte that needs encoding, 1 otherwise, plus about 1,500 bytes of
+// framing). A shell without a line editor (dash) reads a terminal line in canonical mode,
+// which holds at most 4095 bytes, so keep inline commands well below ~2 KiB for those shells.
+// History and Redraw are not applied inline.
+func Inline(sh Shell, id, command string) (string, error) {
+	cmd, err := prepare(sh, id, command)
+	if err != nil {
+		return "", err
+	}
+	if sh == FishShell {
+		arg := "(builtin printf '%b' '" + percentB(fishChild(cmd)) + "' | builtin string collect -N)"
+		return " " + render(fishFrame(id, "", arg, false), true), nil
+	}
+	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, inline: true}
+	f.nested = !f.d.single || needsNested(cmd)
+	return " " + render(f.statements(), true), nil
+}
+
+// prepare validates the arguments and normalises the command: CRLF and lone CR become LF and
+// trailing line breaks are dropped (they mean nothing to eval, and dropping them makes Script
+// and Inline agree on a trailing backslash).
+func prepare(sh Shell, id, command string) (string, error) {
+	if sh < Sh || sh > FishShell {
+		return "", fmt.Errorf("%w: %d", ErrBadShell, int(sh))
 	}
 	if !ValidID(id) {
 		return "", fmt.Errorf("%w: %q", ErrBadID, id)

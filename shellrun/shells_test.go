@@ -21,18 +21,20 @@ type shell struct {
 	name string
 	fam  Family
 	argv []string // program and flags before -c (or -i)
+	kind Shell
 }
 
 var posixShells = []shell{
-	{"sh", POSIX, []string{"sh"}},
-	{"dash", POSIX, []string{"dash"}},
-	{"bash", POSIX, []string{"bash", "--noprofile", "--norc"}},
-	{"zsh", POSIX, []string{"zsh", "-f"}},
-	{"mksh", POSIX, []string{"mksh"}},
-	{"ksh", POSIX, []string{"ksh"}},
+	{"sh", POSIX, []string{"sh"}, Sh},
+	{"dash", POSIX, []string{"dash"}, Dash},
+	{"bash", POSIX, []string{"bash", "--noprofile", "--norc"}, Bash},
+	{"zsh", POSIX, []string{"zsh", "-f"}, Zsh},
+	{"mksh", POSIX, []string{"mksh"}, Mksh},
+	{"ksh", POSIX, []string{"ksh"}, Ksh},
+	{"ash", POSIX, []string{"busybox", "ash"}, Ash},
 }
 
-var fishShell = shell{"fish", Fish, []string{"fish", "--no-config"}}
+var fishShell = shell{"fish", Fish, []string{"fish", "--no-config"}, FishShell}
 
 // allShells lists the shells to test in; -short keeps one per family.
 func allShells() []shell {
@@ -83,13 +85,15 @@ func randomName() string {
 }
 
 // afterLine is what the shell prints after the wrapper: its $? (POSIX, or
-// $status in fish), its working directory and the values of variables the
-// wrapper must not clobber.
+// $status in fish), its working directory and the state the wrapper must
+// leave as it found it: variables of its own names (fish: set before, kept;
+// POSIX: none left set), the fish SIGINT handler gone, and (POSIX) the shell's
+// options.
 func afterLine(f Family) string {
 	if f == Fish {
 		return `builtin printf 'AFTER:%s:%s:%s:%s:%s\n' $status $PWD "$__tmx_s" "$__tmx_f" (functions -q __tmx_int; and echo fn; or echo nofn)`
 	}
-	return `\command \printf 'AFTER:%s:%s:%s:%s:%s\n' "$?" "$PWD" "${__tmx_s-}" "${__tmx_o-}" "${__tmx_f-}"`
+	return `/usr/bin/env printf 'AFTER:%s:%s:%s:%s:%s\n' "$?" "$PWD" "${__tmx_s-unset}${__tmx_o-unset}${__tmx_p-unset}${__tmx_t-unset}${__tmx_n-unset}" "${POSIXLY_CORRECT-unset}" "$-"`
 }
 
 // preludeVars sets variables the wrapper must leave alone.
@@ -97,7 +101,7 @@ func preludeVars(f Family) string {
 	if f == Fish {
 		return "set -g __tmx_s keep_s; set -g __tmx_f keep_f"
 	}
-	return "__tmx_s=keep_s; __tmx_o=keep_o; __tmx_f=keep_f"
+	return ""
 }
 
 // frame runs command framed for sh in mode, after prelude (shell code run
@@ -119,17 +123,18 @@ func frame(t *testing.T, sh shell, mode runMode, prelude, command string, intera
 	switch mode {
 	case viaScript:
 		r.path = filepath.Join(sdir, randomName())
-		script, ty, err := ScriptFor(sh.fam, sh.argv[0], r.id, command, r.path)
+		script, err := Script(sh.kind, r.id, command, r.path, Options{})
 		if err != nil {
 			t.Fatalf("Script: %v", err)
 		}
+		ty := Line(sh.kind, r.path)
 		assertNoID(t, r.id, script, ty, r.path)
 		if err := os.WriteFile(r.path, []byte(script), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		typed = ty
 	case viaInline:
-		line, err := InlineFor(sh.fam, sh.argv[0], r.id, command)
+		line, err := Inline(sh.kind, r.id, command)
 		if err != nil {
 			t.Fatalf("Inline: %v", err)
 		}
@@ -165,15 +170,10 @@ func frame(t *testing.T, sh shell, mode runMode, prelude, command string, intera
 	}
 	r.out = buf.Bytes()
 	r.parsed = Parse(r.out, r.id)
-	if r.parsed.Done {
+	if r.parsed.Done || r.parsed.Failed != "" {
 		rest := string(r.out[r.parsed.End:])
 		if m := regexp.MustCompile(`AFTER:[0-9]+:[^\n]*`).FindString(rest); m != "" {
 			r.after = m
-		}
-	}
-	if mode == viaScript {
-		if _, err := os.Stat(r.path); !os.IsNotExist(err) {
-			t.Errorf("%s: script file still exists after the run (stat: %v)", sh.name, err)
 		}
 	}
 	return r
@@ -225,7 +225,7 @@ func checkAfter(t *testing.T, sh shell, r run, wantStatus int) {
 		if f[2] != "keep_s" || f[3] != "keep_f" || f[4] != "nofn" {
 			t.Errorf("%s: wrapper clobbered shell state: %q", sh.name, r.after)
 		}
-	} else if f[2] != "keep_s" || f[3] != "keep_o" || f[4] != "keep_f" {
-		t.Errorf("%s: wrapper clobbered variables: %q", sh.name, r.after)
+	} else if f[2] != "unsetunsetunsetunsetunset" || f[3] != "unset" {
+		t.Errorf("%s: wrapper left variables or POSIX mode behind: %q", sh.name, r.after)
 	}
 }

@@ -27,7 +27,7 @@ func TestSourcingFailedMessages(t *testing.T) {
 		{"fish", "source: Error encountered while sourcing file ''" + p + "'':\nsource: No such file or directory\n", true},
 		{"permission", "bash: " + p + ": Permission denied\n", true},
 		{"colored", "\x1b[31mbash: \x1b[0m" + p + "\x1b[1m: No such file or directory\x1b[0m\r\n", true},
-		{"echo only", "$  . '" + p + "'\r\n" + tid + "_S\r\nok\r\n", false},
+		{"echo only", "$  { . '" + p + "'; }\r\n" + string(mk("<S>")) + "ok\r\n", false},
 		{"error without the path", "bash: /other: No such file or directory\n", false},
 		{"path holding a phrase", "$  . '/tmp/not found/x'\r\n", false},
 		{"xtrace of the wrapper", "+ command rm -f -- " + p + "\n", false},
@@ -61,10 +61,7 @@ func TestSourcingFailedInShells(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
 				path := filepath.Join(dir, "gone", randomName())
-				_, typed, err := Script(sh.fam, NewID(), "echo hi", path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				typed := Line(sh.kind, path)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				argv := append([]string{}, sh.argv...)

@@ -87,3 +87,65 @@ func PIDs() []int {
 	}
 	return pids
 }
+
+// Wchan is the kernel function pid sleeps in ("" when it runs or cannot be read).
+func Wchan(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/wchan")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if s == "0" {
+		return ""
+	}
+	return s
+}
+
+// Exists reports whether pid is a live process.
+func Exists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+// Available reports whether this system has a Linux /proc to read.
+func Available() bool {
+	_, err := os.Stat("/proc/self/stat")
+	return err == nil
+}
+
+// WaitsOnInput reports whether wchan (from Wchan) is where a process sleeps while it waits
+// for input on a terminal: a read of the terminal (canonical mode, or a line editor's raw
+// read) or a poll or select over it. A process waiting for a child, a lock or a timer is not.
+func WaitsOnInput(wchan string) bool {
+	switch {
+	case wchan == "wait_woken", wchan == "n_tty_read", wchan == "do_select", wchan == "core_sys_select",
+		wchan == "do_sys_poll", wchan == "ep_poll", strings.HasPrefix(wchan, "poll_schedule_timeout"):
+		return true
+	}
+	return false
+}
+
+// Foreground is the process group leader in the foreground of the terminal whose session
+// leader is pid (a pane's first process): at a prompt, the interactive shell. ok is false when
+// /proc cannot tell; gone is true when the terminal's foreground group has no leader any more
+// (a command just ended and the shell has not taken the terminal back yet).
+func Foreground(pid int) (leader int, gone, ok bool) {
+	st, ok := ReadStat(pid)
+	if !ok || st.TPGID <= 0 {
+		return 0, false, false
+	}
+	if !Exists(st.TPGID) {
+		return st.TPGID, true, true
+	}
+	return st.TPGID, false, true
+}
+
+// Comm is pid's command name as the kernel keeps it (the name it was started by, at most 15
+// bytes: "vim" for /usr/bin/vim, a link to vim.basic); "" when unreadable.
+func Comm(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,303 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// Waits of the typing steps, each bounded by the run's own deadline too. Variables for tests.
+var (
+	// shellWait bounds the wait for a shell to be at its prompt: one still starting (reading
+	// its rc files), or taking the terminal back from a command that just ended.
+	shellWait = 5 * time.Second
+	// echoWait bounds the wait for the shell to show the typed line.
+	echoWait = 5 * time.Second
+	// recheck is how often the shell's state is read again while nothing is printed, during
+	// those two waits only.
+	recheck = 25 * time.Millisecond
+)
+
+// NotRun says the pane's shell did not run the line that was typed: nothing of the command
+// ran, and the pane is free.
+type NotRun struct {
+	Pane   string
+	Reason string // what happened, in words
+	Hint   string // what to do
+}
+
+func (e *NotRun) Error() string { return fmt.Sprintf("pane %s: %s", e.Pane, e.Reason) }
+
+// awaitShell finds the shell that will read the typed line: the process leading the
+// terminal's foreground group (at a prompt, the interactive shell), read from /proc, never
+// tmux's #{pane_current_command}, which names the pane's start command for a moment after a
+// command ends (a pane started as "env PS1=... bash" shows "env"). A shell still starting,
+// or one that has not taken the terminal back yet, is waited for: each time the pane prints
+// (its prompt, at the latest) and every recheck, up to shellWait. Without /proc the pane's
+// current command decides.
+func (x *run) awaitShell(ctx context.Context) error {
+	p := x.req.Pane
+	if !procfs.Available() || p.PanePID <= 0 {
+		sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
+		if !ok {
+			return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: p.PaneCurrentCommand}
+		}
+		x.sh = sh
+		return nil
+	}
+	deadline := time.Now().Add(shellWait)
+	for {
+		leader, gone, ok := procfs.Foreground(p.PanePID)
+		state := "busy"
+		if ok && !gone {
+			exe := procfs.Exe(leader)
+			sh, isShell := shellrun.ShellOf(exe)
+			switch {
+			case !isShell && exe != "":
+				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmp.Or(procfs.Comm(leader), exe)}
+			case isShell && procfs.WaitsOnInput(procfs.Wchan(leader)):
+				x.sh, x.shell = sh, leader
+				return nil
+			}
+		} else if !ok {
+			state = "unreadable"
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if state == "unreadable" {
+				// /proc does not tell (the pane's process is gone, or another user's).
+				sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
+				if !ok {
+					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: p.PaneCurrentCommand}
+				}
+				x.sh = sh
+				return nil
+			}
+			return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand}
+		}
+		x.skip(ctx, deadline)
+	}
+}
+
+// awaitPrompt waits, up to shellWait, until the shell the line was typed into waits for input
+// again (it needs /proc; without it, it returns at once).
+func (x *run) awaitPrompt(ctx context.Context) {
+	deadline := time.Now().Add(shellWait)
+	for x.shell != 0 && !procfs.WaitsOnInput(procfs.Wchan(x.shell)) && time.Now().Before(deadline) && ctx.Err() == nil {
+		x.skip(ctx, deadline)
+	}
+}
+
+// skip waits until the pane prints, recheck passes or deadline comes, and skips what was
+// printed (a prompt, a shell's start-up text: nothing of the run).
+func (x *run) skip(ctx context.Context, deadline time.Time) {
+	wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(recheck)))
+	x.w.Wait(wctx, x.off)
+	cancel()
+	_, next, _, _ := x.w.Read(x.off, 1<<30)
+	x.off = next
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// typeLine empties the shell's command line and types line (without Enter) in one command
+// list, then waits until the shell shows it. A line the shell does not show as typed (a line
+// editor in vi command mode takes the keys as commands) is never entered: the command line is
+// cleared again and a *NotRun says so.
+func (x *run) typeLine(ctx context.Context, line string) error {
+	keys := append(shellrun.ClearKeys(x.sh), "")
+	if err := x.keys(ctx, keys, line); err != nil {
+		return err
+	}
+	var f stream.Filter
+	deadline := time.Now().Add(echoWait)
+	for {
+		data, next, _, err := x.w.Read(x.off, readChunk)
+		if len(data) > 0 {
+			x.off = next
+			f.Write(data)
+			if shows(f.Partial(), line) {
+				return nil
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("pane %s went away: %w", x.req.Pane.PaneID, err)
+		}
+		// A line editor that draws a long line row by row with cursor movements (fish, zsh)
+		// leaves no one line in the stream to compare: the screen tells.
+		if len(line) > 40 && x.screenShows(ctx, line) {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			x.clearLine(ctx)
+			shown := strings.TrimSpace(f.Partial())
+			return &NotRun{Pane: x.req.Pane.PaneID,
+				Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
+				Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
+		}
+		wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(recheck)))
+		x.w.Wait(wctx, x.off)
+		cancel()
+	}
+}
+
+// screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
+// read one after the other, end with line's last 32 bytes.
+func (x *run) screenShows(ctx context.Context, line string) bool {
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.Pane.PaneID, "#{cursor_y} #{pane_width}"},
+		[]string{"capture-pane", "-p", "-t", x.req.Pane.PaneID})
+	if err != nil || len(out) < 2 || len(out[0]) == 0 {
+		return false
+	}
+	f := strings.Fields(out[0][0])
+	if len(f) != 2 {
+		return false
+	}
+	cy, err1 := strconv.Atoi(f[0])
+	cols, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil || cols <= 0 || cy >= len(out[1]) {
+		return false
+	}
+	var b strings.Builder
+	for _, row := range out[1][max(0, cy-len(line)/cols-1) : cy+1] {
+		b.WriteString(strings.TrimRight(row, " "))
+	}
+	tail := line[max(0, len(line)-32):]
+	return strings.HasSuffix(strings.TrimRight(b.String(), " "), tail)
+}
+
+// shows reports whether the last line the shell drew (partial) ends as the typed line does.
+// Only the end is compared: a long line wraps (the shell redraws each row from its start) or
+// scrolls sideways, so the last row may hold only its tail; at least 8 bytes of it, or the
+// whole line when shorter.
+func shows(partial, line string) bool {
+	line = strings.TrimLeft(line, " ")
+	k := min(len(line), len(partial), 32)
+	if k < min(len(line), 8) {
+		return false
+	}
+	return partial[len(partial)-k:] == line[len(line)-k:]
+}
+
+// clearLine empties the shell's command line after a line that will not be entered.
+func (x *run) clearLine(ctx context.Context) {
+	x.keys(ctx, shellrun.ClearKeys(x.sh))
+}
+
+// keys types tmux key names, and then literal text when text is not "" (the last key name is
+// then "" and stands for it), in one command list: one round trip, nothing in between. It is
+// not interrupted by the caller's cancellation: half a send would leave a line in the pane.
+func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
+	pane := x.req.Pane.PaneID
+	var cmds [][]string
+	for _, k := range keys {
+		if k == "" && len(text) > 0 {
+			cmds = append(cmds, []string{"send-keys", "-t", pane, "-l", text[0]})
+			continue
+		}
+		cmds = append(cmds, []string{"send-keys", "-t", pane, k})
+	}
+	if _, err := x.ts.Exec(context.WithoutCancel(ctx), cmds...); err != nil {
+		return fmt.Errorf("typing into pane %s: %w", pane, err)
+	}
+	return nil
+}
+
+// redrawAt reads the cursor after the shell showed the typed line, for the wrapper to put the
+// command there instead; nil when that cannot be known.
+func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.Pane.PaneID, "#{cursor_x} #{cursor_y} #{pane_width}"})
+	if err != nil || len(out) == 0 || len(out[0]) == 0 {
+		return nil
+	}
+	f := strings.Fields(out[0][0])
+	if len(f) != 3 {
+		return nil
+	}
+	cx, err1 := strconv.Atoi(f[0])
+	cy, err2 := strconv.Atoi(f[1])
+	cols, err3 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil
+	}
+	if x.sh == shellrun.Mksh && cx < len(typed) {
+		return nil // mksh scrolls a line longer than the screen sideways
+	}
+	r, ok := shellrun.RedrawAt(cx, cy, cols, len(typed))
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+// watchStart notices, once the line was entered, that the shell is back at its prompt without
+// having started the wrapper: a definition in the shell caught the line, or text left on the
+// command line made it a syntax error, or the shell waits for the rest of an unfinished
+// command. What the shell wrote may still be on its way through tmux (a quick command can be
+// over before its start marker was read), so the shell must look so for notRunGrace with
+// nothing more printed; then the shell's continuation (if any) is cancelled with C-c, and the
+// run ends with a *NotRun quoting what the shell printed. It needs /proc; without it,
+// startGrace frees the pane after a call that timed out.
+func (x *run) watchStart() {
+	if !x.entered || x.col.started || x.col.done || x.shell == 0 || x.notRun != nil || !x.idleUnstarted() {
+		x.suspect = time.Time{}
+		return
+	}
+	if x.suspect.IsZero() || x.off != x.suspectOff {
+		x.suspect, x.suspectOff = time.Now(), x.off
+		return
+	}
+	if time.Since(x.suspect) < notRunGrace {
+		return
+	}
+	after, _ := afterFirstLine(x.col.pre)
+	x.keys(context.Background(), []string{"C-c"})
+	said := strings.Join(stream.Clean(after), " ")
+	x.notRun = &NotRun{Pane: x.req.Pane.PaneID,
+		Reason: fmt.Sprintf("its shell did not run the typed line; it printed %q", truncate(strings.TrimSpace(said), 300)),
+		Hint:   "Nothing of the command ran. Text already on the shell's command line, or an alias or function of the shell, may have changed the line; check with send_keys and capture_pane, then run the command again."}
+}
+
+// notRunGrace is how long watchStart waits for a start marker still on its way.
+var notRunGrace = 200 * time.Millisecond
+
+// idleUnstarted reports whether the shell printed something after the echo of the line and
+// now waits for input with no child: it is not running the wrapper.
+func (x *run) idleUnstarted() bool {
+	if _, ok := afterFirstLine(x.col.pre); !ok || !procfs.WaitsOnInput(procfs.Wchan(x.shell)) {
+		return false
+	}
+	if kids, ok := procfs.Children(x.shell); !ok || len(kids) > 0 {
+		return false
+	}
+	return !shellrun.SourcingFailed(x.col.pre, x.path) || x.inlined // else maybeInline types the wrapper inline
+}
+
+// afterFirstLine returns what the shell printed after the first line break of out (the end of
+// the typed line's echo), when there is anything.
+func afterFirstLine(out []byte) ([]byte, bool) {
+	i := strings.IndexByte(string(out), '\n')
+	if i < 0 || i+1 >= len(out) {
+		return nil, false
+	}
+	return out[i+1:], true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

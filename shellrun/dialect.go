@@ -1,0 +1,72 @@
+package shellrun
+
+// dialect holds how a POSIX shell's real builtins are reached whatever the user defined in
+// it (doc.go, "Definitions in the user's shell"). A backslash before a command word defeats
+// aliases (zsh's global ones too) in every shell; functions differ:
+//   - dash, busybox ash and ksh93 refuse functions named like special builtins (. eval exit
+//     return set trap unset), and mksh looks special builtins up before functions, so a
+//     special builtin is reached by its quoted name. bash does the same in POSIX mode, which
+//     the typed line turns on with an assignment (POSIXLY_CORRECT=y) that no definition can
+//     touch; the wrapper turns it off again for the command.
+//   - zsh looks functions up before every builtin: everything goes through "builtin", and the
+//     wrapper checks syntactically (${+functions[builtin]}) that builtin itself is not a
+//     function, and refuses to run if it is.
+//   - regular builtins (printf, read, history, print) are reached through "builtin" (bash,
+//     zsh, mksh) or "command" (dash, ash, ksh93, an unknown sh). In its own subshell the
+//     wrapper first removes functions of those names (unset is special, so it cannot be
+//     shadowed); the command therefore does not see a user function named "builtin" or
+//     "command".
+type dialect struct {
+	special, regular string // prefixes: a special builtin is special+name, a regular one regular+name
+	printf           string // the command that prints a printf format (mksh has no printf builtin)
+	unshadow         string // statement run first in the wrapper's subshell ("" for none)
+	single           bool   // the one-subshell frame is safe (the subshell is a real fork)
+	dollarQuote      bool   // the shell reads $'...' (inline commands need no printf %b, no fork)
+	bash, zsh        bool
+}
+
+func dialectOf(s Shell) dialect {
+	d := dialectFor(s)
+	d.printf = d.rg("printf")
+	d.dollarQuote = s != Dash && s != Sh
+	if s == Mksh {
+		// mksh's printf is the external one, reached past functions by command (unshadowed).
+		d.printf = `\command \printf`
+	}
+	return d
+}
+
+func dialectFor(s Shell) dialect {
+	switch s {
+	case Bash:
+		return dialect{special: `\`, regular: `\builtin \`, unshadow: `\unset -f builtin command`, single: true, bash: true}
+	case Zsh:
+		return dialect{special: `\builtin \`, regular: `\builtin \`, single: true, zsh: true}
+	case Mksh:
+		return dialect{special: `\`, regular: `\builtin \`, unshadow: `\unset -f builtin command`, single: true}
+	case Dash, Ash:
+		return dialect{special: `\`, regular: `\command \`, unshadow: `\unset -f command`, single: true}
+	case Ksh:
+		// ksh93 runs "( )" as a virtual subshell without a fork, where an exit with a
+		// signal status from an EXIT trap ends the interactive shell itself: it keeps the
+		// nested frame (which costs it no fork either). After "unset -f command" in such a
+		// subshell, "command" is not found inside $(...) (there, and in the shell around
+		// it): the function is removed only when there is one (typeset cannot be a
+		// function in ksh93).
+		return dialect{special: `\`, regular: `\command \`, unshadow: `\typeset -f command >/dev/null 2>&1 && \unset -f command`}
+	}
+	// An unknown sh, which may be ksh93, gets the nested frame too.
+	return dialect{special: `\`, regular: `\command \`, unshadow: `\unset -f command`}
+}
+
+// sp and rg call a special and a regular builtin.
+func (d dialect) sp(name string) string { return d.special + name }
+func (d dialect) rg(name string) string { return d.regular + name }
+
+// xtraceOff is a statement that stops tracing without a command a definition could catch.
+func (d dialect) xtraceOff() string {
+	if d.zsh {
+		return "options[xtrace]=off"
+	}
+	return d.sp("set") + " +x"
+}

@@ -1,0 +1,42 @@
+package shellrun
+
+// Line returns the line to type into sh (followed by Enter) to run the wrapper at path.
+//
+// It starts with a space (kept out of history by fish, mksh, and bash and zsh when configured
+// so) and is a brace group (begin…end in fish): should text the caller failed to clear
+// still sit on the command line before it, the combined line is a syntax error rather than
+// a command. It reaches the shell's real "." (source) whatever the user defined: bash's POSIX
+// mode makes special builtins win over functions, zsh picks "builtin ." only when "." is a
+// function (so that a function named builtin alone cannot catch it), fish reserves builtin.
+func Line(sh Shell, path string) string {
+	p := posixQuote(path)
+	switch sh {
+	case Bash:
+		return " { " + varPosix + "=$SHELLOPTS POSIXLY_CORRECT=y \\. " + p + "; }"
+	case Zsh:
+		return " { if (( ${+functions[.]} )); then \\builtin \\. " + p + "; else \\. " + p + "; fi; }"
+	case FishShell:
+		return " begin; builtin source " + fishQuote(path) + "; end"
+	}
+	return " { \\. " + p + "; }"
+}
+
+// ClearKeys returns the tmux key names (for send-keys, before the typed line, in the same
+// command) that empty sh's command line, so that text left on it (typed by send_keys without
+// Enter, or by a person) is never run with the line. They are chosen per shell to work in its
+// emacs and vi insert modes wherever the cursor is, without ringing the bell on an empty line;
+// where they cannot (vi command mode), the typed line is not echoed as typed, which the caller
+// checks before it presses Enter.
+func ClearKeys(sh Shell) []string {
+	switch sh {
+	case Bash, Ash:
+		// readline and busybox: to the end, then kill to the start; "A" appends in vi
+		// command mode and is itself killed in emacs and insert mode.
+		return []string{"End", "A", "C-u"}
+	case FishShell:
+		return []string{"C-e", "C-u"}
+	}
+	// zsh (kill-whole-line), ksh93 and mksh (kill line), dash (the terminal's kill
+	// character in canonical mode).
+	return []string{"C-u"}
+}
