@@ -11,14 +11,14 @@ type Reason int
 
 // Refusal reasons, in the order Check tests them.
 const (
-	NoPane   Reason = iota + 1 // the pane does not exist
-	Dead                       // the pane is dead (remain-on-exit)
-	InMode                     // copy mode or another mode
-	Watched                    // a terminal client has it on screen; force never overrides
-	Caller                     // the pane this server runs in, without force
-	Busy                       // reserved by an unfinished run of this server
-	NotShell                   // the foreground program is not a supported shell
-	ShellBusy                  // the shell is not at its prompt (still starting, or running something itself)
+	NoPane    Reason = iota + 1 // the pane does not exist
+	Dead                        // the pane is dead (remain-on-exit)
+	InMode                      // copy mode or another mode
+	Watched                     // a terminal client has it on screen; force never overrides
+	Caller                      // the pane this server runs in, without force
+	Busy                        // reserved by an unfinished run of this server
+	NotShell                    // the foreground program is not a supported shell
+	ShellBusy                   // the shell is not at its prompt (still starting, or running something itself)
 )
 
 // Refusal is a preflight failure: nothing was sent to the pane.
