@@ -23,6 +23,7 @@ type dialect struct {
 	single           bool   // the one-subshell frame is safe (the subshell is a real fork)
 	dollarQuote      bool   // the shell reads $'...' (inline commands need no printf %b, no fork)
 	bash, zsh        bool
+	topEnd           bool // the end marker is printed after the subshell (ksh93)
 }
 
 func dialectOf(s Shell) dialect {
@@ -53,7 +54,7 @@ func dialectFor(s Shell) dialect {
 		// subshell, "command" is not found inside $(...) (there, and in the shell around
 		// it): the function is removed only when there is one (typeset cannot be a
 		// function in ksh93).
-		return dialect{special: `\`, regular: `\command \`, unshadow: `\typeset -f command >/dev/null 2>&1 && \unset -f command`}
+		return dialect{special: `\`, regular: `\command \`, unshadow: `\typeset -f command >/dev/null 2>&1 && \unset -f command`, topEnd: true}
 	}
 	// An unknown sh, which may be ksh93, gets the nested frame too.
 	return dialect{special: `\`, regular: `\command \`, unshadow: `\unset -f command`}

@@ -39,12 +39,23 @@ type posixFrame struct {
 // subshell (whose status is then $?), and nothing is left to restore.
 func (f posixFrame) statements() []string {
 	frame := f.singleFrame()
-	if f.nested {
+	switch {
+	case f.d.topEnd:
+		frame = f.topEndFrame()
+	case f.nested:
 		frame = f.nestedFrame()
 	}
 	if f.inline {
 		inner := append(f.saveOpts(), f.zshCheck()...)
-		inner = append(inner, frame[1:len(frame)-1]...)
+		if f.d.topEnd {
+			// The interactive shell is the one that survives Ctrl-C in a script; inline,
+			// the outer subshell stands in for it.
+			inner = append(inner, f.d.sp("trap")+" '__tmx_i=1' INT")
+			inner = append(inner, frame...)
+			inner = append(inner, f.errexitCase(f.d.sp("exit")+" 0", f.d.sp("exit")+` "$`+varStatus+`"`))
+		} else {
+			inner = append(inner, frame[1:len(frame)-1]...)
+		}
 		if f.d.zsh {
 			inner = append(inner, "fi")
 		}
@@ -255,6 +266,23 @@ func (f posixFrame) nestedFrame() []string {
 	return append(s, f.errexitCase(f.d.sp("exit")+" 0", f.d.sp("exit")+` "$`+varStatus+`"`), ")")
 }
 
+// topEndFrame (ksh93) runs the command in one subshell and prints the end marker after it, in
+// the interactive shell: ksh93's subshell is virtual (no fork), so it can neither end through
+// an EXIT trap with a signal status (that ends the interactive shell) nor sit inside a subshell
+// that catches SIGINT (a command's own INT trap then never runs and the shell hangs). The INT
+// trap turns Ctrl-C into exit 130; a command's own INT trap replaces it. printf is reached
+// through command unless command is a function there (typeset cannot be a function in ksh93).
+func (f posixFrame) topEndFrame() []string {
+	_, end := markerFormats(f.id)
+	s := []string{"("}
+	s = append(s, f.subshellStart()...)
+	s = append(s, f.d.sp("trap")+" "+posixQuote(f.d.sp("exit")+" 130")+" INT", f.startPrintf())
+	s = append(s, f.evalStmt(), ")", varStatus+"=$?")
+	s = append(s, f.endStmts()[0])
+	arg := ` "` + end + `" "$` + varStatus + `"`
+	return append(s, `if \typeset -f command >/dev/null 2>&1; then \printf`+arg+`; else \command \printf`+arg+`; fi`)
+}
+
 // finish gives the interactive shell its options back and leaves $? at the command's status
 // (0 when errexit is on, so that the shell does not exit), removing the wrapper's variables.
 // Everything after the options come back is traced to /dev/null.
@@ -273,7 +301,10 @@ func (f posixFrame) finish() []string {
 			"{ options[xtrace]=$__tmx_zx; " + f.d.sp("eval") + ` "` + `\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx __tmx_s` + ret + `"; } 2>/dev/null`}
 	}
 	last := `\unset ` + varOpts + " " + varStatus + `; \return $` + varStatus
-	tail := []string{varStatus + "=$?"}
+	var tail []string
+	if !f.d.topEnd {
+		tail = append(tail, varStatus+"=$?")
+	}
 	tail = append(tail, "{ case $"+varOpts+" in *e*) "+f.d.sp("set")+" -e; "+varStatus+"=0;; esac; "+
 		"case $"+varOpts+" in *v*) "+f.d.sp("set")+" -v;; esac; case $"+varOpts+" in *x*) "+f.d.sp("set")+" -x;; esac; "+
 		f.d.sp("eval")+` "`+last+`"; } 2>/dev/null`)
