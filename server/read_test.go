@@ -155,12 +155,13 @@ func TestParseResourceURI(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func TestCheckFormat(t *testing.T) {
-	for _, ok := range []string{"#{pane_id}", "#{?pane_dead,dead,alive}", "#{==:#{pane_index},0}", "#{s/a/b/:pane_title}", "#{=10:pane_title}", "#{m:*x*,#{pane_title}}", "Total: 5%"} {
+	for _, ok := range []string{"#{pane_id}", "#{?pane_dead,dead,alive}", "#{==:#{pane_index},0}", "#{s/a/b/:pane_title}", "#{=10:pane_title}", "#{m:*x*,#{pane_title}}", "#{l:#(id)}"} {
 		if err := checkFormat(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"#(id)", "x#{E:status-left}", "#{T:status-right}", "#{T;=5:status-right}", "#{=5;E:@o}", "#{?#{E:@x},a,b}", "a\x00b"} {
+	for _, bad := range []string{"#(id)", "x#{E:status-left}", "#{T:status-right}", "#{T;=5:status-right}", "#{=5;E:@o}", "#{?#{E:@x},a,b}", "a\x00b", "Total: 5%",
+		"#{s/#{pane_id}/x/;E:pane_title}", "#{?#{pane_id},#{s/#{pane_id}//;E:pane_title},}", "#{s/#{pane_id}/x/;T:pane_title}"} {
 		if err := checkFormat(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
