@@ -65,26 +65,9 @@ func FuzzDecodeCursor(f *testing.F) {
 	})
 }
 
-func TestEscapeFormatTime(t *testing.T) {
-	// Expected from tmux 3.3a's expansion: strftime first (%% -> %), then formats (## -> #, a
-	// run of # before [ is kept as it is).
-	for in, want := range map[string]string{
-		"plain":      "plain",
-		"#S":         "##S",
-		"100%done":   "100%%done",
-		"#[fg=red]":  "#[fg=red]",
-		"a##[b":      "a##[b",
-		"a#b#[c":     "a##b#[c",
-		"#{pane_id}": "##{pane_id}",
-		"#(id)":      "##(id)",
-		"%Y #%":      "%%Y ##%%",
-		"###":        "######",
-	} {
-		if got := escapeFormatTime(in); got != want {
-			t.Errorf("escapeFormatTime(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := pipeCommand(">>", "/tmp/it's #1.log"); got != `cat >>'/tmp/it'\''s ##1.log'` {
+func TestPipeCommand(t *testing.T) {
+	// Quoted for sh, then escaped for tmux's expansion (tmux/format.EscapeTime).
+	if got := pipeCommand(">>", "/tmp/it's #1 100%.log"); got != `cat >>'/tmp/it'\''s ##1 100%%.log'` {
 		t.Errorf("pipeCommand = %q", got)
 	}
 }

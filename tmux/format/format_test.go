@@ -135,6 +135,10 @@ func TestEscape(t *testing.T) {
 		{"a##b#", "a####b##", "a####b##"},
 		{"#(id)", "##(id)", "##(id)"},
 		{"50% #[", "50% #[", "50%% #["},
+		{"#S", "##S", "##S"},
+		{"a#b#[c", "a##b#[c", "a##b#[c"},
+		{"%Y #%", "%Y ##%", "%%Y ##%%"},
+		{"###", "######", "######"},
 	} {
 		if got := format.Escape(tt.in); got != tt.want {
 			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
