@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,9 +20,9 @@ type badCall struct {
 	file      string
 }
 
-// Placeholders in the corpus: "<BIG>" is a 10 MB string, "<LONG>" a 128 KiB one; the others
-// name objects of the fixture built by the test. (10 MB calls take seconds each on a slow
-// machine, so only a few rows use <BIG>.)
+// Placeholders in the corpus: "<BIG>" is a 10 MB string, "<LONG>" a 128 KiB one, "<FILE>" a
+// file (not a directory); the others name objects of the fixture built by the test. (10 MB
+// calls take seconds each on a slow machine, so only a few rows use <BIG>.)
 const (
 	bigPlaceholder  = "<BIG>"
 	longPlaceholder = "<LONG>"
@@ -101,6 +102,19 @@ func tmuxState(t *testing.T, c *Client) string {
 	return b.String()
 }
 
+// goWords are words of Go's own messages (encoding/json, reflect, fmt, the schema validator)
+// that an error shown to a client must not hold.
+var goWords = func(msg string) string {
+	for _, w := range []string{"Go value", "Go struct", "struct field", "map[", "interface {}", "interface{}",
+		"reflect", "unmarshal", "invalid character", "float64", "int64", "[]string", "*string", "%!", "<nil>",
+		"validating root", "validating /properties", "json: "} {
+		if strings.Contains(msg, w) {
+			return w
+		}
+	}
+	return ""
+}
+
 func TestBadInputCorpus(t *testing.T) {
 	rows := loadBadInput(t)
 	if len(rows) < 200 {
@@ -115,7 +129,7 @@ func TestBadInputCorpus(t *testing.T) {
 	c.Tmx.Tmux("set-option", "-g", "@user", "keep")
 	w0, w1 := c.fmt(p0, "#{window_id}"), c.fmt(p2, "#{window_id}")
 	repl := strings.NewReplacer("<PANE>", p0, "<WINDOW2>", w1, "<WINDOW>", w0, "<SESSION_NAME>", "bad",
-		"<SESSION_PREFIX>", "ba", "<SESSION>", sid, "<OTHER_NAME>", "other", "<USER_BUFFER>", "clipboard")
+		"<SESSION_PREFIX>", "ba", "<SESSION>", sid, "<OTHER_NAME>", "other", "<USER_BUFFER>", "clipboard", "<FILE>", c.Tmx.Conf)
 	big := strings.Repeat("a", 10<<20)
 
 	// Every tool the destructive tier offers has rows.
@@ -133,25 +147,14 @@ func TestBadInputCorpus(t *testing.T) {
 		}
 	}
 
-	// A new window's name follows its program for a moment (automatic-rename): wait until
-	// the state holds still before taking it as the reference.
+	// A new window is named after its program only at automatic-rename's next check (its name
+	// read "tmux", then "bash"): wait for that state before taking it as the reference.
+	c.Tmx.WaitNames()
 	before := tmuxState(t, c)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		time.Sleep(300 * time.Millisecond)
-		again := tmuxState(t, c)
-		if again == before {
-			break
-		}
-		before = again
-	}
 	start := time.Now()
 	for i, r := range rows {
 		args := substitute(r.Arguments, repl, big)
-		t0 := time.Now()
 		res := c.Call(r.Tool, args)
-		if d := time.Since(t0); d > 200*time.Millisecond {
-			t.Logf("%s row %d: %s took %v", r.file, i, r.Tool, d)
-		}
 		msg := text(res)
 		shown := msg
 		if len(shown) > 300 {
@@ -173,6 +176,9 @@ func TestBadInputCorpus(t *testing.T) {
 		if len(msg) > 4096 {
 			t.Errorf("%s row %d: %s: error is %d bytes long (an echo of the input?)", r.file, i, r.Tool, len(msg))
 		}
+		if w := goWords(msg); w != "" {
+			t.Errorf("%s row %d: %s: error speaks Go (%q): %q", r.file, i, r.Tool, w, shown)
+		}
 	}
 	t.Logf("%d malformed calls over %d tools in %v", len(rows), len(covered), time.Since(start))
 	if after := tmuxState(t, c); after != before {
@@ -183,4 +189,150 @@ func TestBadInputCorpus(t *testing.T) {
 	if len(list.Sessions) != 2 {
 		t.Errorf("sessions after the corpus: %+v", list.Sessions)
 	}
+}
+
+// propSchema is what TestMalformedArgumentsEveryTool reads of an advertised property schema.
+type propSchema struct {
+	Type       any                   `json:"type"` // a name or a list of names
+	AnyOf      []propSchema          `json:"anyOf"`
+	Enum       []any                 `json:"enum"`
+	Pattern    string                `json:"pattern"`
+	Items      *propSchema           `json:"items"`
+	MinItems   int                   `json:"minItems"`
+	Properties map[string]propSchema `json:"properties"`
+	Required   []string              `json:"required"`
+}
+
+// types lists the JSON types the schema takes ("any" when it says none).
+func (p propSchema) types() []string {
+	var out []string
+	switch x := p.Type.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, t := range x {
+			out = append(out, fmt.Sprint(t))
+		}
+	}
+	for _, a := range p.AnyOf {
+		out = append(out, a.types()...)
+	}
+	return out
+}
+
+// valid is a value the schema takes, to fill the required arguments of a call.
+func (p propSchema) valid() any {
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
+	}
+	if p.Pattern == `^%\d+$` {
+		return "%0"
+	}
+	switch t := p.types(); {
+	case slices.Contains(t, "string"):
+		return "x"
+	case slices.Contains(t, "integer"), slices.Contains(t, "number"):
+		return 1
+	case slices.Contains(t, "boolean"):
+		return false
+	case slices.Contains(t, "array"):
+		if p.MinItems > 0 && p.Items != nil {
+			return []any{p.Items.valid()}
+		}
+		return []any{}
+	}
+	return p.validObject()
+}
+
+// validObject fills the required properties of an object schema with valid values.
+func (p propSchema) validObject() map[string]any {
+	m := map[string]any{}
+	for _, r := range p.Required {
+		m[r] = p.Properties[r].valid()
+	}
+	return m
+}
+
+// invalid lists values of the wrong kind for the schema: every JSON kind it does not take, a
+// fraction and 1e308 for a whole number, and an unknown value of an enum.
+func (p propSchema) invalid() []any {
+	t := p.types()
+	if len(t) == 0 {
+		return nil // takes anything
+	}
+	var out []any
+	takes := func(names ...string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return slices.Contains(t, n) })
+	}
+	if !takes("string") {
+		out = append(out, "a string")
+	}
+	if !takes("integer", "number") {
+		out = append(out, 42)
+	}
+	if takes("integer") && !takes("number") {
+		out = append(out, 1.5, 1e308)
+	}
+	if !takes("boolean") {
+		out = append(out, true)
+	}
+	if !takes("array") {
+		out = append(out, []any{})
+	}
+	if !takes("object") {
+		out = append(out, map[string]any{"a": 1})
+	}
+	if !takes("null") {
+		out = append(out, nil)
+	}
+	if len(p.Enum) > 0 {
+		out = append(out, "not-one-of-them")
+	}
+	return out
+}
+
+// TestMalformedArgumentsEveryTool walks every tool of the destructive tier with arguments that
+// are not an object ([], "str", 42) and with a value of the wrong kind for each argument in
+// turn (the others valid): each call is a tool error that names the argument, says what to do
+// and speaks no Go ("json: cannot unmarshal array into Go value of type map[string]interface
+// {}", "<invalid reflect.Value>", "Go struct field createSessionIn.x of type int").
+func TestMalformedArgumentsEveryTool(t *testing.T) {
+	c := destructive(t)
+	c.Tmx.NewSession("walk")
+	check := func(tool string, args any, name string) {
+		t.Helper()
+		res := c.Call(tool, args)
+		msg := text(res)
+		switch {
+		case !res.IsError:
+			t.Errorf("%s(%v) succeeded: %.200s", tool, args, msg)
+		case !strings.Contains(msg, name):
+			t.Errorf("%s(%v): the error does not name %s: %q", tool, args, name, msg)
+		case !strings.Contains(msg, "\n\n"):
+			t.Errorf("%s(%v): the error says nothing to do: %q", tool, args, msg)
+		case goWords(msg) != "":
+			t.Errorf("%s(%v): the error speaks Go (%q): %q", tool, args, goWords(msg), msg)
+		}
+	}
+	calls := 0
+	for name, tool := range c.listTools() {
+		for _, args := range []any{[]any{}, []any{"x"}, "str", 42, true} {
+			check(name, args, "arguments")
+			calls++
+		}
+		var in propSchema
+		b, _ := json.Marshal(tool.InputSchema)
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for prop, ps := range in.Properties {
+			for _, bad := range ps.invalid() {
+				args := in.validObject()
+				args[prop] = bad
+				check(name, args, prop)
+				calls++
+			}
+		}
+	}
+	t.Logf("%d malformed calls", calls)
 }

@@ -233,7 +233,7 @@ func TestBadInputInventory(t *testing.T) {
 		{"split_window", map[string]any{"direction": "diagonal"}, "direction"},
 		{"split_window", map[string]any{"size": "150%"}, "size"},
 		{"create_window", map[string]any{"direction": "sideways"}, "direction"},
-		{"get_window_info", map[string]any{"window_index": "nine"}, "not a number"},
+		{"get_window_info", map[string]any{"window_index": "nine"}, "not a window index"},
 	}
 	for _, tc := range cases {
 		msg := c.Fail(tc.tool, tc.args)

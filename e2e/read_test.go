@@ -721,7 +721,7 @@ func TestPipePane(t *testing.T) {
 		{filepath.Join(root, "nodir", "x.log"), "does not exist"},
 		{root, "outside"},
 		{filepath.Join(root, "dir with 'quote'"), "directory"},
-		{"rel/x.log", "outside"},
+		{"rel/x.log", "relative path"},
 		{"a\x00b", "NUL"},
 	} {
 		msg := c.Fail("pipe_pane", map[string]any{"pane_id": p, "output_path": tc.path})

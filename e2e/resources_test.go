@@ -205,8 +205,8 @@ func TestResourceRead(t *testing.T) {
 		"tmux://sessions/my%20work/windows/7": "no window at index 7",
 		"tmux://sessions/nope/windows":        `no session is named "nope"`,
 		"tmux://panes/x1/content":             "not a pane id",
-		"tmux://sessions/s/windows/x":         "not a number",
-		"tmux://elsewhere":                    "not found",
+		"tmux://sessions/s/windows/x":         "not a window index",
+		"tmux://elsewhere":                    "no resource has the path",
 	} {
 		_, err := readResource(t, c, uri)
 		if err == nil || !strings.Contains(err.Error(), want) {

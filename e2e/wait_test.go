@@ -324,7 +324,7 @@ func TestWaitForTextClampAndErrors(t *testing.T) {
 		{map[string]any{"pane_id": pane, "patterns": "x"}, "patterns"},
 		{map[string]any{"pane_id": "%999"}, "no pane has id %999"},
 		{map[string]any{"pane_id": "%1;x"}, "not a pane id"},
-		{map[string]any{"pane_id": pane, "interval": 0.1}, `"interval"`},
+		{map[string]any{"pane_id": pane, "interval": -1}, "interval got -1"}, // libtmux-mcp's; any other value is taken and ignored
 	} {
 		if msg := c.Fail("wait_for_text", tc.args); !strings.Contains(msg, tc.want) {
 			t.Errorf("%.80v: %s", tc.args, msg)

@@ -120,11 +120,10 @@ func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (resultOut, er
 		return resultOut{}, err
 	}
 	p := t.pane
-	if p.PaneDead {
-		return resultOut{}, fail("Respawn it with respawn_pane first, or pick another pane.", "pane %s is dead", p.PaneID)
-	}
-	if pl := c.callerPlace(ctx, t.ts, t.snap); pl.on && (pl.pane == "" || pl.pane == p.PaneID) {
-		return resultOut{}, fail(selfHint, "refusing to paste into pane %s: this MCP server runs in it (or cannot tell which pane is its own)", p.PaneID)
+	// The guards of the other input tools: a dead pane, this server's own, a pane a run holds
+	// (the run's output would be pasted, and the pasted line typed into its shell).
+	if _, err := c.inputGuard(ctx, t, false); err != nil {
+		return resultOut{}, err
 	}
 	args := []string{"paste-buffer", "-b", in.BufferName, "-t", p.PaneID}
 	if in.Bracket {

@@ -21,21 +21,9 @@ type filter struct {
 // parseFilters reads a filters argument (an object, a JSON string of one, or null) against the
 // fields of model (a struct value whose JSON field names are the valid fields).
 func parseFilters(arg any, model any) ([]filter, error) {
-	if arg == nil {
-		return nil, nil
-	}
-	m, ok := arg.(map[string]any)
-	if !ok {
-		s, isStr := arg.(string)
-		if !isStr {
-			return nil, fail("Pass filters as an object such as {\"session_name__startswith\": \"dev\"}.", "filters must be an object, got %T", arg)
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil, nil
-		}
-		if err := json.Unmarshal([]byte(s), &m); err != nil {
-			return nil, fail("Pass filters as an object such as {\"session_name__startswith\": \"dev\"}.", "filters is not a JSON object: %v", err)
-		}
+	m, err := objectArg("filters", arg, `{"session_name__startswith": "dev"}`)
+	if m == nil || err != nil {
+		return nil, err
 	}
 	fields := jsonFields(model)
 	keys := make([]string, 0, len(m))

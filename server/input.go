@@ -65,7 +65,7 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt bool) (paneK
 		switch pl.pane {
 		case p.PaneID:
 			return paneKey{}, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
-				"pane %s is the pane this MCP server runs in; typing into it would type into the client that is talking to this server", p.PaneID)
+				"refusing to type into pane %s: it is the pane this MCP server runs in, so it would type into the client that is talking to this server", p.PaneID)
 		case "":
 			return paneKey{}, fail(selfHint, "refusing to type into pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", p.PaneID)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -13,8 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // inventoryTools: listing and creating servers, sessions, windows and panes.
@@ -241,6 +245,7 @@ func checkName(what string, p *string) error {
 	return checkLine(what, *p, 256)
 }
 
+// checkSessionName checks a name a session will get.
 func checkSessionName(p *string) error {
 	if err := checkName("session_name", p); err != nil {
 		return err
@@ -248,21 +253,74 @@ func checkSessionName(p *string) error {
 	if p != nil && strings.ContainsAny(*p, ":.") {
 		return fail("tmux uses ':' and '.' in targets; choose a name without them.", "session_name %q contains ':' or '.'", truncate(*p, 80))
 	}
+	return checkStored("session_name", p)
+}
+
+// checkWindowName checks a name a window will get.
+func checkWindowName(what string, p *string) error {
+	if err := checkName(what, p); err != nil {
+		return err
+	}
+	return checkStored(what, p)
+}
+
+// checkStored refuses a session or window name that tmux would not keep as it is given:
+// session_check_name and window_set_name pass names through utf8_stravis, which writes a
+// control character as \ooo (or \t), a backslash as \\ and a $ before a letter, _ or { as \$.
+func checkStored(what string, p *string) error {
+	if p == nil {
+		return nil
+	}
+	s := *p
+	for i := 0; i < len(s); i++ {
+		var why string
+		switch c := s[i]; {
+		case c < ' ' || c == 0x7f:
+			why = fmt.Sprintf("a control character (byte 0x%02x), which tmux stores as a \\ escape", c)
+		case c == '\\':
+			why = `a backslash, which tmux stores doubled (\\)`
+		case c == '$' && i+1 < len(s) && (isLetter(s[i+1]) || s[i+1] == '_' || s[i+1] == '{'):
+			why = fmt.Sprintf("%q, which tmux stores as \\%s (a $ before a letter, _ or {)", s[i:i+2], s[i:i+2])
+		default:
+			continue
+		}
+		return fail("Choose a name without it: tmux would store another name, and tools looking the name up would not find it.",
+			"%s %q holds %s", what, truncate(s, 80), why)
+	}
 	return nil
 }
 
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// checkDir refuses a start directory that tmux could not start a pane in: tmux falls back to
+// another directory without a word when it cannot enter it.
 func checkDir(p *string) error {
 	if p == nil {
 		return nil
 	}
-	if *p == "" || strings.ContainsAny(*p, "\x00\n") {
-		return fail("Give an existing directory path.", "start_directory is empty or contains a NUL byte or line break")
+	d := *p
+	switch {
+	case d == "" || strings.ContainsAny(d, "\x00\n"):
+		return fail("Give the absolute path of an existing directory.", "start_directory is empty or contains a NUL byte or line break")
+	case !filepath.IsAbs(d):
+		return fail("Give an absolute path, e.g. /home/me/project (~ is not expanded).", "start_directory %q is a relative path; tmux would resolve it against its own working directory", truncate(d, 200))
+	}
+	fi, err := os.Stat(d)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return fail("Create the directory first, or give an existing one.", "start_directory %s does not exist", truncate(d, 200))
+	case err != nil:
+		return fail("Give a directory this server can reach.", "start_directory %s cannot be read: %v", truncate(d, 200), errors.Unwrap(err))
+	case !fi.IsDir():
+		return fail("Give the directory itself, e.g. "+truncate(filepath.Dir(d), 200)+".", "start_directory %s is a file, not a directory", truncate(d, 200))
+	case unix.Access(d, unix.X_OK) != nil:
+		return fail("Give a directory you may enter.", "start_directory %s cannot be entered (no search permission)", truncate(d, 200))
 	}
 	return nil
 }
 
 func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {
-	if err := errors.Join(checkSessionName(in.SessionName), checkName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
+	if err := errors.Join(checkSessionName(in.SessionName), checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
 		return tmux.Session{}, err
 	}
 	if err := errors.Join(checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
@@ -278,13 +336,13 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	}
 	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}"}
 	if in.SessionName != nil {
-		args = append(args, "-s", tmux.EscapeFormat(*in.SessionName))
+		args = append(args, "-s", format.Escape(*in.SessionName))
 	}
 	if in.WindowName != nil {
-		args = append(args, "-n", tmux.EscapeFormat(*in.WindowName))
+		args = append(args, "-n", format.Escape(*in.WindowName))
 	}
 	if in.StartDirectory != nil {
-		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	if in.X != nil {
 		args = append(args, "-x", strconv.Itoa(*in.X))
@@ -397,7 +455,7 @@ type createWindowIn struct {
 }
 
 func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window, error) {
-	if err := errors.Join(checkName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
+	if err := errors.Join(checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
 		return tmux.Window{}, err
 	}
 	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
@@ -423,10 +481,10 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 	}
 	args = append(args, "-t", target)
 	if in.WindowName != nil {
-		args = append(args, "-n", tmux.EscapeFormat(*in.WindowName))
+		args = append(args, "-n", format.Escape(*in.WindowName))
 	}
 	if in.StartDirectory != nil {
-		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
 	out, err := t.ts.Command(ctx, args...)
@@ -547,8 +605,28 @@ type splitWindowIn struct {
 	Socket
 }
 
+// maxShell bounds the shell command of split_window and respawn_pane.
+const maxShell = 64 << 10
+
+// checkShell checks the command a new pane process runs; omit says what leaving it out does.
+func checkShell(p *string, omit string) error {
+	switch {
+	case p == nil:
+		return nil
+	case strings.TrimSpace(*p) == "":
+		return fail("Give a command, or "+omit+".", "shell is empty")
+	case strings.ContainsRune(*p, 0):
+		return fail("Remove the NUL byte: a command line cannot hold one.", "shell contains a NUL byte")
+	case len(*p) > maxShell:
+		return fail("Write a long script to a file and run that file; or "+omit+".", "shell is %d bytes long; at most %d are taken", len(*p), maxShell)
+	}
+	return nil
+}
+
+// parseSize reads split_window's size: a whole number of cells, or a percentage in the form
+// "50%" (digits with no sign, space or leading zero).
 func parseSize(v any) (string, error) {
-	bad := fail("Pass a percentage such as \"50%\" or a whole number of cells.", "size %v is not a percentage or a number of cells", v)
+	bad := fail("Pass a percentage such as \"50%\" (1 to 100), or a whole number of cells such as 20 or \"20\" (1 to 10000).", "size got %s, which is not a percentage or a number of cells", describeValue(v))
 	switch x := v.(type) {
 	case nil:
 		return "", nil
@@ -558,9 +636,9 @@ func parseSize(v any) (string, error) {
 		}
 		return strconv.Itoa(int(x)), nil
 	case string:
-		num, pct := strings.CutSuffix(strings.TrimSpace(x), "%")
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 1 || (pct && n > 100) || n > 10000 {
+		num, pct := strings.CutSuffix(x, "%")
+		n, ok := parseIndex(num)
+		if !ok || n < 1 || (pct && n > 100) || n > 10000 {
 			return "", bad
 		}
 		if pct {
@@ -579,8 +657,8 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	if err := checkDir(in.StartDirectory); err != nil {
 		return PaneInfo{}, err
 	}
-	if in.Shell != nil && (strings.TrimSpace(*in.Shell) == "" || strings.ContainsRune(*in.Shell, 0)) {
-		return PaneInfo{}, fail("Give a command, or omit shell for the default shell.", "shell is empty or contains a NUL byte")
+	if err := checkShell(in.Shell, "omit shell for the default shell"); err != nil {
+		return PaneInfo{}, err
 	}
 	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
@@ -620,7 +698,7 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 		args = append(args, "-l", size)
 	}
 	if in.StartDirectory != nil {
-		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
 	if in.Shell != nil {

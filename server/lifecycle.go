@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // lifecycleTools: selecting, resizing, renaming, laying out, copy mode, respawning and killing.
@@ -381,11 +382,14 @@ func setPaneTitle(ctx context.Context, c *Call, in *setPaneTitleIn) (PaneInfo, e
 	if err := checkLine("title", in.Title, 1024); err != nil {
 		return PaneInfo{}, err
 	}
+	if i := strings.IndexFunc(in.Title, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
+		return PaneInfo{}, fail("Remove the control characters: tmux ignores such a title and keeps the old one.", "title holds a control character (byte 0x%02x at byte %d)", in.Title[i], i+1)
+	}
 	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if _, err := t.ts.Command(ctx, "select-pane", "-t", t.pane.PaneID, "-T", tmux.EscapeFormat(in.Title)); err != nil {
+	if _, err := t.ts.Command(ctx, "select-pane", "-t", t.pane.PaneID, "-T", format.Escape(in.Title)); err != nil {
 		return PaneInfo{}, err
 	}
 	return c.paneByID(ctx, t.ts, t.pane.PaneID)
@@ -469,8 +473,8 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if err := checkDir(in.StartDirectory); err != nil {
 		return PaneInfo{}, err
 	}
-	if in.Shell != nil && (strings.TrimSpace(*in.Shell) == "" || strings.ContainsRune(*in.Shell, 0) || len(*in.Shell) > 64<<10) {
-		return PaneInfo{}, fail("Give a command of at most 64 KiB, or omit shell to rerun the pane's command.", "shell is empty, too long or contains a NUL byte")
+	if err := checkShell(in.Shell, "omit shell to rerun the pane's command"); err != nil {
+		return PaneInfo{}, err
 	}
 	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
@@ -491,7 +495,7 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 		args = append(args, "-k")
 	}
 	if in.StartDirectory != nil {
-		args = append(args, "-c", tmux.EscapeFormat(*in.StartDirectory))
+		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
 	if in.Shell != nil {
@@ -556,7 +560,7 @@ func renameSession(ctx context.Context, c *Call, in *renameSessionIn) (tmux.Sess
 			return tmux.Session{}, fail("Choose another new_name (list_sessions shows the names in use).", "a session named %q already exists (%s)", truncate(in.NewName, 80), s.SessionID)
 		}
 	}
-	if _, err := t.ts.Command(ctx, "rename-session", "-t", t.session.SessionID, tmux.EscapeFormat(in.NewName)); err != nil {
+	if _, err := t.ts.Command(ctx, "rename-session", "-t", t.session.SessionID, format.Escape(in.NewName)); err != nil {
 		return tmux.Session{}, err
 	}
 	return findSession(ctx, t.ts, t.session.SessionID)
@@ -647,14 +651,14 @@ type renameWindowIn struct {
 }
 
 func renameWindow(ctx context.Context, c *Call, in *renameWindowIn) (tmux.Window, error) {
-	if err := checkName("new_name", &in.NewName); err != nil {
+	if err := checkWindowName("new_name", &in.NewName); err != nil {
 		return tmux.Window{}, err
 	}
 	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	if _, err := t.ts.Command(ctx, "rename-window", "-t", windowTarget(t.window), tmux.EscapeFormat(in.NewName)); err != nil {
+	if _, err := t.ts.Command(ctx, "rename-window", "-t", windowTarget(t.window), format.Escape(in.NewName)); err != nil {
 		return tmux.Window{}, err
 	}
 	return windowNow(ctx, t.ts, t.window.SessionID, t.window.WindowID)
@@ -674,7 +678,7 @@ type selectLayoutIn struct {
 }
 
 func selectLayout(ctx context.Context, c *Call, in *selectLayoutIn) (tmux.Window, error) {
-	l := strings.TrimSpace(in.Layout)
+	l := in.Layout
 	isBuiltin := false
 	for _, b := range builtinLayouts {
 		isBuiltin = isBuiltin || l == b
@@ -740,10 +744,10 @@ type moveWindowIn struct {
 
 func moveWindow(ctx context.Context, c *Call, in *moveWindowIn) (tmux.Window, error) {
 	idx := ""
-	if in.DestinationIndex != nil && strings.TrimSpace(*in.DestinationIndex) != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(*in.DestinationIndex))
-		if err != nil || n < 0 || n > 100000 {
-			return tmux.Window{}, fail("Pass a window index such as \"3\", or omit it for the next free index.", "destination_index %q is not a window index", truncate(*in.DestinationIndex, 40))
+	if in.DestinationIndex != nil {
+		n, ok := parseIndex(*in.DestinationIndex)
+		if !ok {
+			return tmux.Window{}, fail("Pass a window index as plain digits, such as \"3\", or omit destination_index for the next free index.", "destination_index %q is not a window index", truncate(*in.DestinationIndex, 40))
 		}
 		idx = strconv.Itoa(n)
 	}

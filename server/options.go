@@ -20,7 +20,7 @@ func optionTools() []*Tool {
 			Input:       edits(scopeEnum, def("global_", false))},
 			showOption),
 		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Set one tmux option for a session, window or pane, or globally with global_=true. Hooks cannot be set, and values that would run shell commands (#(...)) are refused.",
+			Description: "Set one tmux option for a session, window or pane, or globally with global_=true. Hooks cannot be set, and values that would run shell commands (#(...)) are refused except in user options (@name), which tmux never expands by itself. A session or window target of a window or pane option means its active window or pane, which the result names.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			setOption),
 		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
@@ -112,47 +112,42 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tm
 		return nil, st, err
 	}
 	t := str(a.Target)
+	var sess tmux.Session
+	var win tmux.Window
 	switch {
 	case a.Target == nil:
-		s, err := resolveSession(snap, nil, nil)
-		if err != nil {
-			return nil, st, err
-		}
-		switch scope {
-		case "window":
-			st.target = s.ActiveWindowID
-		case "pane":
-			st.target = s.ActivePaneID
-		default:
-			st.target = s.SessionID
-		}
+		sess, err = resolveSession(snap, nil, nil)
+		st.target = sess.SessionID
 	case strings.HasPrefix(t, "%"):
-		p, err := resolvePaneIn(snap, PaneTarget{PaneID: &t})
-		if err != nil {
-			return nil, st, err
-		}
+		var p tmux.Pane
+		p, err = resolvePaneIn(snap, PaneTarget{PaneID: &t})
 		st.target = p.PaneID
 	case strings.HasPrefix(t, "@"):
 		if scope == "session" {
 			return nil, st, fail("Pass a session id or name as target for session options.", "target %s is a window, not a session", t)
 		}
-		w, err := resolveWindowIn(snap, WindowTarget{WindowID: &t})
-		if err != nil {
-			return nil, st, err
-		}
-		st.target = w.WindowID
+		win, err = resolveWindowIn(snap, WindowTarget{WindowID: &t})
+		st.target = win.WindowID
 	case strings.HasPrefix(t, "$"):
-		s, err := resolveSession(snap, &t, nil)
-		if err != nil {
-			return nil, st, err
-		}
-		st.target = s.SessionID
+		sess, err = resolveSession(snap, &t, nil)
+		st.target = sess.SessionID
 	default:
-		s, err := resolveSession(snap, nil, &t)
-		if err != nil {
-			return nil, st, err
-		}
-		st.target = s.SessionID
+		sess, err = resolveSession(snap, nil, &t)
+		st.target = sess.SessionID
+	}
+	if err != nil {
+		return nil, st, err
+	}
+	// A window or pane option of a session means its active window or pane, and one of a
+	// window its active pane (tmux picks the same): name that one, so the result says what
+	// was read or set.
+	switch {
+	case scope == "window" && sess.SessionID != "":
+		st.target = sess.ActiveWindowID
+	case scope == "pane" && sess.SessionID != "":
+		st.target = sess.ActivePaneID
+	case scope == "pane" && win.WindowID != "":
+		st.target = win.ActivePaneID
 	}
 	if strings.HasPrefix(st.target, "%") && (scope == "session" || scope == "window") {
 		return nil, st, fail("Pass a window id for window options, a session for session options, a pane id for pane options.", "target %s is a pane, not a %s", st.target, scope)
@@ -230,7 +225,9 @@ func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, err
 		return setOptionOut{}, fail("Remove the NUL byte.", "value contains a NUL byte")
 	case len(in.Value) > 64<<10:
 		return setOptionOut{}, fail("Use a value of at most 64 KiB.", "value is %d bytes long", len(in.Value))
-	case strings.Contains(in.Value, "#("):
+	case strings.Contains(in.Value, "#(") && !strings.HasPrefix(in.Option, "@"):
+		// tmux expands most string options as formats (status-left runs #( jobs); a user
+		// option's value is only ever text, unless a format the user wrote expands it.
 		return setOptionOut{}, fail("Remove the #(...) part: tmux would run it as a shell command in the background. Run commands with run_shell_command instead.", "value contains #( (a tmux shell job)")
 	}
 	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // pipeTools: pipe_pane (seed 000).
@@ -171,41 +172,12 @@ func pipePane(ctx context.Context, c *Call, in *pipeIn) (ResultOut, error) {
 // single-quoted for sh and then escaped for tmux, which expands the command as a format and
 // with strftime before running it.
 func pipeCommand(redirect, path string) string {
-	return escapeFormatTime("cat " + redirect + shellQuote(path))
+	return format.EscapeTime("cat " + redirect + shellQuote(path))
 }
 
 // shellQuote single-quotes s for sh.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// escapeFormatTime escapes s for tmux's format expansion with time: % becomes %% (strftime runs
-// first and turns %% back into %) and # becomes ## (the format pass turns ## into #), except
-// in a run of # followed by [, which tmux leaves as it is (a style, #[...]).
-func escapeFormatTime(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '#':
-			j := i
-			for j < len(s) && s[j] == '#' {
-				j++
-			}
-			run := s[i:j]
-			if j < len(s) && s[j] == '[' {
-				b.WriteString(run)
-			} else {
-				b.WriteString(run)
-				b.WriteString(run)
-			}
-			i = j - 1
-		case '%':
-			b.WriteString("%%")
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
 }
 
 // pipePath checks output_path and returns the absolute path to write to. Under
@@ -219,6 +191,8 @@ func (s *Server) pipePath(p string) (string, error) {
 		return "", fail("Give a file path without NUL bytes.", "output_path contains a NUL byte")
 	case len(p) > 4096:
 		return "", fail("Give a shorter path.", "output_path is %d bytes long; at most 4096 are taken", len(p))
+	case !filepath.IsAbs(p):
+		return "", fail("Give an absolute path, e.g. /tmp/pane.log (~ is not expanded).", "output_path %q is a relative path; the log would land in whatever directory this MCP server was started in", truncate(p, 200))
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

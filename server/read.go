@@ -8,6 +8,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // readTools: snapshot_pane, capture_pane, capture_since, search_panes, display_message,
@@ -30,7 +31,7 @@ func readTools() []*Tool {
 			Input:       edits(def("regex", false), def("match_case", false), def("max_matched_lines_per_pane", 50), minimum("max_matched_lines_per_pane", 1), def("limit", 500), minimum("limit", 1), def("offset", 0), minimum("offset", 0))},
 			searchPanes),
 		define(spec{Name: "display_message", Title: "Expand a tmux Format", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Expand a tmux format string against a pane and return the text, e.g. '#{cursor_x} #{cursor_y}' or '#{pane_dead}'. Use it for a field no other tool reports. Shell jobs (#(...)) and the E:/T: modifiers that expand option values as formats are refused."},
+			Description: "Expand a tmux format string against a pane and return the text, e.g. '#{cursor_x} #{cursor_y}' or '#{pane_dead}'. Use it for a field no other tool reports. Refused: shell jobs (#(...)), the E:/T: modifiers and # in s/…/…/ arguments (they expand values as formats), and % (tmux passes the format through strftime)."},
 			displayMessage),
 		define(spec{Name: "find_pane_by_position", Title: "Find tmux Pane by Position", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Return the pane in a corner of a tmux window (top-left, top-right, bottom-left or bottom-right).",
@@ -313,34 +314,17 @@ type ResultOut struct {
 	Result string `json:"result"`
 }
 
-// checkFormat refuses formats that would run shell commands: #( jobs, and the E: and T:
-// modifiers, which expand an option's value (which may hold a job) as a format.
+// checkFormat refuses what tmux cannot read or would expand into more than the format's own
+// text: shell jobs #(…), E: and T: (a value expanded as a format), a variable in s/…/…/ (its
+// arguments are expanded twice), % (display-message passes the format through strftime
+// first), read at every depth as tmux reads it (package tmux/format).
 func checkFormat(f string) error {
-	hint := "Use plain #{variable} formats; run commands with run_shell_command instead."
 	if len(f) > maxPattern {
 		return fail("Pass a shorter format.", "format_string is %d bytes long; at most %d are taken", len(f), maxPattern)
 	}
-	if strings.Contains(f, "#(") {
-		return fail(hint, "format_string contains #( (a tmux shell job), which display_message refuses")
-	}
-	for i := 0; ; {
-		j := strings.Index(f[i:], "#{")
-		if j < 0 {
-			break
-		}
-		i += j + 2
-		end := strings.IndexAny(f[i:], ":}")
-		if end < 0 || f[i+end] != ':' {
-			continue
-		}
-		for _, m := range strings.Split(f[i:i+end], ";") {
-			if m == "E" || m == "T" {
-				return fail(hint, "format_string uses the %s: modifier, which expands option values as formats (they may run shell jobs); display_message refuses it", m)
-			}
-		}
-	}
-	if strings.ContainsAny(f, "\x00") {
-		return fail("Remove the NUL byte.", "format_string contains a NUL byte")
+	if err := format.Check(f, format.Options{Strftime: true}); err != nil {
+		return fail("Use plain #{variable} formats (conditionals, comparisons and the other modifiers are fine); run commands with run_shell_command instead.",
+			"format_string: %v; display_message refuses it", err)
 	}
 	return nil
 }

@@ -65,26 +65,9 @@ func FuzzDecodeCursor(f *testing.F) {
 	})
 }
 
-func TestEscapeFormatTime(t *testing.T) {
-	// Expected from tmux 3.3a's expansion: strftime first (%% -> %), then formats (## -> #, a
-	// run of # before [ is kept as it is).
-	for in, want := range map[string]string{
-		"plain":      "plain",
-		"#S":         "##S",
-		"100%done":   "100%%done",
-		"#[fg=red]":  "#[fg=red]",
-		"a##[b":      "a##[b",
-		"a#b#[c":     "a##b#[c",
-		"#{pane_id}": "##{pane_id}",
-		"#(id)":      "##(id)",
-		"%Y #%":      "%%Y ##%%",
-		"###":        "######",
-	} {
-		if got := escapeFormatTime(in); got != want {
-			t.Errorf("escapeFormatTime(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := pipeCommand(">>", "/tmp/it's #1.log"); got != `cat >>'/tmp/it'\''s ##1.log'` {
+func TestPipeCommand(t *testing.T) {
+	// Quoted for sh, then escaped for tmux's expansion (tmux/format.EscapeTime).
+	if got := pipeCommand(">>", "/tmp/it's #1 100%.log"); got != `cat >>'/tmp/it'\''s ##1 100%%.log'` {
 		t.Errorf("pipeCommand = %q", got)
 	}
 }
@@ -155,12 +138,13 @@ func TestParseResourceURI(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func TestCheckFormat(t *testing.T) {
-	for _, ok := range []string{"#{pane_id}", "#{?pane_dead,dead,alive}", "#{==:#{pane_index},0}", "#{s/a/b/:pane_title}", "#{=10:pane_title}", "#{m:*x*,#{pane_title}}", "Total: 5%"} {
+	for _, ok := range []string{"#{pane_id}", "#{?pane_dead,dead,alive}", "#{==:#{pane_index},0}", "#{s/a/b/:pane_title}", "#{=10:pane_title}", "#{m:*x*,#{pane_title}}", "#{l:#(id)}"} {
 		if err := checkFormat(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"#(id)", "x#{E:status-left}", "#{T:status-right}", "#{T;=5:status-right}", "#{=5;E:@o}", "#{?#{E:@x},a,b}", "a\x00b"} {
+	for _, bad := range []string{"#(id)", "x#{E:status-left}", "#{T:status-right}", "#{T;=5:status-right}", "#{=5;E:@o}", "#{?#{E:@x},a,b}", "a\x00b", "Total: 5%",
+		"#{s/#{pane_id}/x/;E:pane_title}", "#{?#{pane_id},#{s/#{pane_id}//;E:pane_title},}", "#{s/#{pane_id}/x/;T:pane_title}"} {
 		if err := checkFormat(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -95,20 +95,20 @@ func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.ensureTopology(nil)
 			orig := r.Params.URI
 			fixed := canonicalURI(orig)
-			if fixed == orig {
-				break
-			}
 			r.Params.URI = fixed
 			res, err := next(ctx, method, req)
 			r.Params.URI = orig
-			if rr, ok := res.(*mcp.ReadResourceResult); ok && err == nil {
+			if err != nil {
+				return nil, explainMiss(orig, err)
+			}
+			if rr, ok := res.(*mcp.ReadResourceResult); ok && fixed != orig {
 				for _, c := range rr.Contents {
 					if c.URI == fixed {
 						c.URI = orig
 					}
 				}
 			}
-			return res, err
+			return res, nil
 		}
 		return next(ctx, method, req)
 	}
@@ -228,11 +228,12 @@ func parseResourceURI(raw string) (resURI, error) {
 		default:
 			u.kind = "window"
 			idx, err := url.PathUnescape(segs[3])
-			if err == nil {
-				u.window, err = strconv.Atoi(idx)
+			ok := err == nil
+			if ok {
+				u.window, ok = parseIndex(idx)
 			}
-			if err != nil || u.window < 0 {
-				return u, fmt.Errorf("window index %q is not a number", truncate(segs[3], 40))
+			if !ok {
+				return u, fmt.Errorf("window index %q is not a window index (plain digits, e.g. 0)", truncate(segs[3], 40))
 			}
 		}
 	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && (segs[2] == "content" || segs[2] == "screenshot")):
@@ -260,13 +261,34 @@ func decodePaneID(seg string) (string, bool) {
 	return "", false
 }
 
+// uriForms says what to do about a URI that names no resource.
+const uriForms = "resources/templates/list shows the URI forms (tmux://sessions/{session_name}, …/windows/{window_index}, tmux://panes/{pane_id}/content); resources/list shows what exists."
+
 func invalidURI(uri string, err error) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid resource URI: " + err.Error(), Data: uriData(uri)}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid resource URI: " + err.Error() + ". " + uriForms, Data: uriData(uri)}
 }
 
-// resourceNotFound is the SDK's resource-not-found error with a message naming what is missing.
-func resourceNotFound(uri, what string) error {
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + what, Data: uriData(uri)}
+// resourceNotFound is the SDK's resource-not-found error with a message naming what is missing
+// and what to do instead.
+func resourceNotFound(uri, what, hint string) error {
+	msg := "Resource not found: " + what
+	if hint != "" {
+		msg += ". " + hint
+	}
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: msg, Data: uriData(uri)}
+}
+
+// explainMiss replaces the SDK's bare "Resource not found", its answer to a URI that matches
+// no template, with what is wrong with the URI.
+func explainMiss(uri string, err error) error {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Message != "Resource not found" {
+		return err
+	}
+	if _, perr := parseResourceURI(uri); perr != nil {
+		return invalidURI(uri, perr)
+	}
+	return resourceNotFound(uri, fmt.Sprintf("no resource has the URI %q", truncate(uri, 100)), uriForms)
 }
 
 func uriData(uri string) json.RawMessage {
@@ -303,11 +325,8 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 func resourceErr(uri string, err error) error {
 	var te *toolError
 	if errors.As(err, &te) || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
-		msg := err.Error()
-		if te != nil {
-			msg = te.msg
-		}
-		return resourceNotFound(uri, msg)
+		te = describe(err)
+		return resourceNotFound(uri, te.msg, te.hint)
 	}
 	return err
 }
@@ -322,7 +341,7 @@ func (c *Call) resourceValue(ctx context.Context, u resURI) (any, error) {
 		lines, err := screenLines(ctx, ts, u.pane)
 		if err != nil {
 			if errors.Is(err, tmux.ErrNotFound) {
-				return nil, fmt.Errorf("no pane %s on this tmux server: %w", u.pane, tmux.ErrNotFound)
+				return nil, fail("resources/list or list_panes shows the panes there are.", "no pane %s on this tmux server", u.pane)
 			}
 			return nil, err
 		}
@@ -357,11 +376,11 @@ func (c *Call) resourceValue(ctx context.Context, u resURI) (any, error) {
 				return windowInfoOut{Window: w, Panes: c.paneInfos(ctx, ts, snap, snap.WindowPanes(w))}, nil
 			}
 		}
-		return nil, fail("", "session %s has no window at index %d", sess.SessionName, u.window)
+		return nil, fail("Windows of "+sess.SessionName+": "+windowCandidates(snap, sess.SessionID)+".", "session %s has no window at index %d", sess.SessionName, u.window)
 	case "pane":
 		p, ok := snap.Pane(u.pane)
 		if !ok {
-			return nil, fail("", "no pane %s on this tmux server", u.pane)
+			return nil, fail("Panes: "+paneCandidates(snap)+".", "no pane %s on this tmux server", u.pane)
 		}
 		return c.paneInfo(ctx, ts, snap, p), nil
 	}

@@ -99,6 +99,15 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if err != nil {
 		return tmux.Pane{}, res, err
 	}
+	// Inside this tmux server with TMUX_PANE unset, any pane may be this server's own: refuse
+	// as the other input tools do (force accepts the own pane, so it accepts this doubt too).
+	if pl := c.callerPlace(ctx, ts, nil); pl.on && pl.pane == "" && !a.force {
+		hint := selfHint
+		if a.tool == "run_shell_command" {
+			hint += " Or pass force=true to run there anyway."
+		}
+		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
+	}
 	ident, err := ts.Identity(ctx)
 	if err != nil {
 		return p, res, err

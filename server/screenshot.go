@@ -189,7 +189,7 @@ func (s *Server) readScreenshot(ctx context.Context, req *mcp.ReadResourceReques
 	}
 	ts, err := s.tmuxFor(u.socket)
 	if err != nil {
-		return nil, resourceNotFound(uri, err.Error())
+		return nil, resourceErr(uri, err)
 	}
 	o, err := takeScreenshot(ctx, ts, u.pane, 1, "dark", 0)
 	if err != nil {

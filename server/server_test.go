@@ -67,8 +67,10 @@ func TestDecodeErrors(t *testing.T) {
 	var in listIn
 	for raw, want := range map[string]string{
 		`{"bogus":1,"also":2}`: `"also", "bogus"`,
-		`[1,2]`:                "not a JSON object",
-		`{"socket_name":7}`:    "socket_name",
+		`[1,2]`:                "the arguments are an array, not an object",
+		`"str"`:                "the arguments are a string, not an object",
+		`42`:                   "the arguments are a number, not an object",
+		`{"socket_name":7}`:    "socket_name got 7; it takes a string or null",
 	} {
 		err := tool.decode(json.RawMessage(raw), &in)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "\n\n") {

@@ -15,9 +15,9 @@ import (
 type captureSinceIn struct {
 	Cursor *string `json:"cursor,omitempty" jsonschema:"The cursor an earlier capture_since (or wait_for_text) returned; null reads the current screen and starts a cursor. With a cursor and no target argument, the cursor's pane is read."`
 	PaneTarget
-	MaxLines int `json:"max_lines,omitempty" jsonschema:"Keep at most this many lines, the newest."`
-	MaxBytes int `json:"max_bytes,omitempty" jsonschema:"Keep at most this many bytes of text, the newest."`
-	WaitMs   int `json:"wait_ms,omitempty" jsonschema:"With a cursor: when nothing is new yet, wait up to this many milliseconds for the pane to print (clamped to the wait ceiling). 0 returns at once."`
+	MaxLines *int `json:"max_lines,omitempty" jsonschema:"Keep at most this many lines, the newest; null keeps every line."`
+	MaxBytes *int `json:"max_bytes,omitempty" jsonschema:"Keep at most this many bytes of text, the newest; null keeps every byte."`
+	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With a cursor: when nothing is new yet, wait up to this many milliseconds for the pane to print (clamped to the wait ceiling). 0 returns at once."`
 	Socket
 }
 
@@ -80,7 +80,8 @@ func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinc
 		return CaptureSinceOut{}, err
 	}
 	out.EffectiveWaitMs = int(wait / time.Millisecond)
-	out.Lines, out.TruncatedLines, out.TruncatedBytes = limitTail(out.Lines, in.MaxLines, in.MaxBytes)
+	// null (nil) means no limit, as limitTail reads 0.
+	out.Lines, out.TruncatedLines, out.TruncatedBytes = limitTail(out.Lines, deref(in.MaxLines), deref(in.MaxBytes))
 	out.Truncated = out.TruncatedLines > 0 || out.TruncatedBytes > 0
 	out.ElapsedSeconds = time.Since(start).Seconds()
 	return out, nil
@@ -164,6 +165,13 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 			LinesMissed: missed > 0 || gaps > 0,
 		}, nil
 	}
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func nonNil(l []string) []string {

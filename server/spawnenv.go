@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 )
@@ -12,35 +11,22 @@ var envNameRe = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // suppress_persistent_history into tmux -e flags.
 func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 	env := map[string]string{}
-	switch x := arg.(type) {
-	case nil:
-	case string:
-		if strings.TrimSpace(x) != "" {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(x), &m); err != nil {
-				return nil, fail("Pass environment as an object of strings, e.g. {\"FOO\": \"bar\"}.", "environment is not a JSON object: %v", err)
-			}
-			arg = m
-		}
+	m, err := objectArg("environment", arg, `{"FOO": "bar"}`)
+	if err != nil {
+		return nil, err
 	}
-	if m, ok := arg.(map[string]any); ok {
-		for k, v := range m {
-			s, isStr := v.(string)
-			if !isStr {
-				return nil, fail("Pass every value as a string.", "environment value of %q is not a string", truncate(k, 60))
-			}
-			if !envNameRe().MatchString(k) {
-				return nil, fail("Variable names are letters, digits and _, not starting with a digit.", "environment name %q is not a valid variable name", truncate(k, 60))
-			}
-			if strings.ContainsRune(s, 0) {
-				return nil, fail("Remove the NUL byte.", "environment value of %s contains a NUL byte", k)
-			}
-			env[k] = s
+	for k, v := range m {
+		s, isStr := v.(string)
+		if !isStr {
+			return nil, fail("Pass every value as a string, e.g. {\"PORT\": \"8080\"}.", "environment value of %q got %s, not a string", truncate(k, 60), describeValue(v))
 		}
-	} else if arg != nil {
-		if _, isStr := arg.(string); !isStr {
-			return nil, fail("Pass environment as an object of strings.", "environment must be an object, got %T", arg)
+		if !envNameRe().MatchString(k) {
+			return nil, fail("Variable names are letters, digits and _, not starting with a digit.", "environment name %q is not a valid variable name", truncate(k, 60))
 		}
+		if strings.ContainsRune(s, 0) {
+			return nil, fail("Remove the NUL byte.", "environment value of %s contains a NUL byte", k)
+		}
+		env[k] = s
 	}
 	if suppressHistory {
 		for _, k := range []string{"HISTFILE", "fish_history"} {

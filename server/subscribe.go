@@ -50,7 +50,7 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", u.pane, "#{pane_id}"})
 	if err != nil || len(out[0]) == 0 || out[0][0] != u.pane {
 		if err == nil || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
-			return resourceNotFound(uri, "no pane "+u.pane+" on this tmux server")
+			return resourceNotFound(uri, "no pane "+u.pane+" on this tmux server", "resources/list or list_panes shows the panes there are.")
 		}
 		return err
 	}

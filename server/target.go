@@ -116,6 +116,16 @@ func resolveSession(snap *tmux.Snapshot, sessionID, sessionName *string) (tmux.S
 	return first, nil
 }
 
+// parseIndex reads a window index in its one form: decimal digits with no sign, space or
+// leading zero ("0", "12"), below a billion.
+func parseIndex(s string) (int, bool) {
+	if s == "" || len(s) > 9 || s[0] == '0' && len(s) > 1 || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
 func idNum(id string) int {
 	n, err := strconv.Atoi(strings.TrimLeft(id, "%@$"))
 	if err != nil {
@@ -187,9 +197,9 @@ func resolveWindowIn(snap *tmux.Snapshot, t WindowTarget) (tmux.Window, error) {
 		return tmux.Window{}, err
 	}
 	if t.WindowIndex != nil {
-		idx, err := strconv.Atoi(strings.TrimSpace(*t.WindowIndex))
-		if err != nil {
-			return tmux.Window{}, fail("Pass the window's number, e.g. \"0\".", "window_index %q is not a number", truncate(*t.WindowIndex, 40))
+		idx, ok := parseIndex(*t.WindowIndex)
+		if !ok {
+			return tmux.Window{}, fail("Pass the window's number as plain digits, e.g. \"0\" or \"12\" (list_windows shows them).", "window_index %q is not a window index", truncate(*t.WindowIndex, 40))
 		}
 		for _, w := range snap.Windows {
 			if w.SessionID == sess.SessionID && w.WindowIndex == idx {

@@ -242,10 +242,7 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return &toolError{
-				msg:  fmt.Sprintf("%s: the arguments are not a JSON object: %v", t.Name, err),
-				hint: fmt.Sprintf("Pass an object of named arguments; %s takes: %s.", t.Name, t.argList()),
-			}
+			return t.notAnObject(raw)
 		}
 	}
 	var unknown []string
@@ -266,20 +263,17 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 		return fmt.Errorf("%s: resolving its input schema: %w", t.Name, err)
 	}
 	if err := v.ApplyDefaults(&m); err != nil {
-		return &toolError{msg: fmt.Sprintf("%s: %v", t.Name, err), hint: "Check the arguments against the tool's input schema."}
+		return t.invalidArgument(v.Schema(), m, err)
 	}
 	if err := v.Validate(m); err != nil {
-		return &toolError{
-			msg:  fmt.Sprintf("invalid arguments for %s: %s", t.Name, cleanSchemaError(err)),
-			hint: fmt.Sprintf("Check each argument's type and form in the input schema of %s (tools/list); it takes: %s.", t.Name, t.argList()),
-		}
+		return t.invalidArgument(v.Schema(), m, err)
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	if err := t.unmarshalChecked(b, args); err != nil {
-		return err
+	if err := json.Unmarshal(b, args); err != nil {
+		return t.unfitValue(v.Schema(), m, err)
 	}
 	if len(raw) <= maxRememberedArgs {
 		t.lastArgs.Store(&checkedArgs{raw: string(raw), checked: b})
@@ -287,11 +281,9 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	return nil
 }
 
+// unmarshalChecked fills args from arguments that passed validation before.
 func (t *Tool) unmarshalChecked(b []byte, args any) error {
-	if err := json.Unmarshal(b, args); err != nil {
-		return &toolError{msg: fmt.Sprintf("invalid arguments for %s: %v", t.Name, err), hint: "Check the argument types in the tool's input schema."}
-	}
-	return nil
+	return json.Unmarshal(b, args)
 }
 
 func (t *Tool) argList() string {
@@ -307,15 +299,6 @@ func quoteList(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
-}
-
-// cleanSchemaError drops the validator's "validating root:" noise from its message.
-func cleanSchemaError(err error) string {
-	s := err.Error()
-	s = strings.ReplaceAll(s, "validating root: ", "")
-	s = strings.ReplaceAll(s, "validating /properties/", "argument ")
-	// The validator quotes the offending value: never echo a huge one back.
-	return truncate(s, 600)
 }
 
 // Run calls the tool in-process with raw JSON arguments, with the same validation, tier check

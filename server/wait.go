@@ -29,7 +29,7 @@ func waitTools() []*Tool {
 				"matched_at_entry, never as a match, and the echo of what this server typed (send_keys, paste_text) is ignored. " +
 				"Woken by tmux's output notifications, never by polling: wait, do not poll with repeated captures. " +
 				"Returns a cursor; pass it to the next wait_for_text (or capture_since) to continue exactly where this one stopped.",
-			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false),
+			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0),
 				describeProp("patterns", "Texts to wait for (any one matches, within one line); null waits for any new output."),
 				describeProp("stop", "Texts that end the wait early with outcome stopped (e.g. an error message); checked before patterns."))},
 			waitForText),
@@ -75,6 +75,8 @@ type waitForTextIn struct {
 	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait at most; clamped to the server's wait ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS)."`
 	MatchCase bool    `json:"match_case,omitempty" jsonschema:"Match case exactly; false ignores case."`
 	Cursor    *string `json:"cursor,omitempty" jsonschema:"A cursor from an earlier wait_for_text or capture_since: only output printed after it counts, output printed between the calls included. Without pane arguments the cursor's pane is used."`
+	// libtmux-mcp polls every interval seconds; this server is woken by the pane's output.
+	Interval *float64 `json:"interval,omitempty" jsonschema:"Taken for libtmux-mcp compatibility and ignored: this server is woken by the pane's output and never polls."`
 	Socket
 }
 

@@ -16,15 +16,3 @@ func ValidWindowID(s string) bool { return windowIDRe.MatchString(s) }
 
 // ValidSessionID reports whether s has the form of a session id ($N).
 func ValidSessionID(s string) bool { return sessionIDRe.MatchString(s) }
-
-// EscapeFormat escapes text so that tmux's format expansion prints it as is (# becomes ##).
-func EscapeFormat(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '#' {
-			out = append(out, '#')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}

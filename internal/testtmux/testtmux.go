@@ -176,6 +176,32 @@ func (s *Server) WaitPrompt(paneID string) {
 	s.WaitFor(paneID, func(screen string) bool { return strings.TrimSpace(screen) != "" })
 }
 
+// WaitNames waits until every window's name is the one automatic-rename gives it (a new
+// window is named after its program only once tmux's next check, up to half a second after
+// the shell started, later on a busy machine), at most 10 s: tests that compare tmux's state
+// before and after call it first.
+func (s *Server) WaitNames() {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := s.TryTmux("list-windows", "-a", "-F", "#{automatic-rename}|#{window_name}|#{E:automatic-rename-format}")
+		settled := err == nil
+		for _, l := range strings.Split(out, "\n") {
+			if on, rest, _ := strings.Cut(l, "|"); on == "1" {
+				name, want, _ := strings.Cut(rest, "|")
+				settled = settled && name == want
+			}
+		}
+		if settled {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("window names did not settle in 10s:\n%s (err %v)", out, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // WaitFor waits until cond holds for the pane's visible text, at most 10 s. Tests only: the
 // product never polls.
 func (s *Server) WaitFor(paneID string, cond func(screen string) bool) string {
