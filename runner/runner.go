@@ -178,14 +178,17 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	}
 	wctx, cancel := context.WithTimeout(ctx, max(req.Timeout-time.Since(began), time.Millisecond))
 	defer cancel()
-	if err := x.launch(wctx); err != nil {
+	werr, err := x.attempt(wctx)
+	var nr *NotRun
+	if errors.As(err, &nr) && wctx.Err() == nil {
+		// Nothing ran, and C-c emptied the command line: text left there (which the keys
+		// could not clear in the line editor's mode) is gone now. One more try.
+		x.retry()
+		werr, err = x.attempt(wctx)
+	}
+	if err != nil {
 		x.finish()
 		return res, err
-	}
-	werr := x.wait(wctx)
-	if x.notRun != nil {
-		x.finish()
-		return res, x.notRun
 	}
 	res = x.result()
 	switch {
@@ -209,6 +212,28 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		x.finish()
 	}
 	return res, nil
+}
+
+// attempt types the line and waits for the run's end; it returns a *NotRun when the shell did
+// not run it.
+func (x *run) attempt(ctx context.Context) (werr, err error) {
+	if err := x.launch(ctx); err != nil {
+		return nil, err
+	}
+	werr = x.wait(ctx)
+	if x.notRun != nil {
+		return werr, x.notRun
+	}
+	return werr, nil
+}
+
+// retry readies a run whose line was not run for a second attempt, with a script of another
+// name: the stream and what the shell is stay.
+func (x *run) retry() {
+	os.Remove(x.path)
+	x.path += "b"
+	x.notRun, x.entered, x.removed, x.inlined = nil, false, false, false
+	x.suspect, x.procs = time.Time{}, nil
 }
 
 // start opens the pane's stream and waits for its shell to be at its prompt.

@@ -141,7 +141,8 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			x.clearLine(ctx)
+			// C-c, which leaves a line editor in any mode with an empty line at the prompt.
+			x.keys(ctx, []string{"C-c"})
 			shown := strings.TrimSpace(f.Partial())
 			return &NotRun{Pane: x.req.Pane.PaneID,
 				Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
@@ -183,6 +184,9 @@ func (x *run) screenShows(ctx context.Context, line string) bool {
 // scrolls sideways, so the last row may hold only its tail; at least 8 bytes of it, or the
 // whole line when shorter.
 func shows(partial, line string) bool {
+	// A line editor blanks what is left of a longer line with spaces and moves the cursor
+	// back: spaces at the end are not the line's (which never ends in one).
+	partial = strings.TrimRight(partial, " ")
 	line = strings.TrimLeft(line, " ")
 	k := min(len(line), len(partial), 32)
 	if k < min(len(line), 8) {
@@ -193,7 +197,7 @@ func shows(partial, line string) bool {
 
 // clearLine empties the shell's command line after a line that will not be entered.
 func (x *run) clearLine(ctx context.Context) {
-	x.keys(ctx, shellrun.ClearKeys(x.sh))
+	x.keys(ctx, []string{"C-c"})
 }
 
 // keys types tmux key names, and then literal text when text is not "" (the last key name is
