@@ -1,81 +1,96 @@
-// Package shellrun frames a command for an interactive shell and parses the
-// framed output back out of a pane's output stream.
+// Package shellrun frames a command for an interactive shell and parses the framed output
+// back out of a pane's output stream.
 //
-// It is pure: it knows nothing about tmux or MCP. The engine (see
-// spec/engine.md §3) mints an id with [NewID], writes the text from [Script]
-// to a private file and types the short line it returns (or types [Inline]
-// when the pane's shell cannot read that file, see [SourcingFailed]), then
-// feeds the pane's output to [Parse] until Done, and cleans the body with
-// [ScrubForeign].
+// It is pure: it knows nothing about tmux or MCP. The engine (see spec/engine.md §3) mints an
+// id with [NewID], types [ClearKeys] and [Line] into the pane, waits until the shell shows the
+// line, writes the text from [Script] to the path the line names (with a [Redraw] for where
+// the line sits on the screen), presses Enter, and feeds the pane's output to [Parse] until
+// Done. When the pane's shell cannot read that file ([SourcingFailed]) it types [Inline]
+// instead.
 //
-// # Framing
+// # Markers
 //
-// The wrapper prints a start marker line "<id>_S", runs the command, then
-// prints "<id>_E <status> <id>_D". Both markers are produced at run time by
-// printf from octal escapes in its format string, so the literal id appears
-// neither in the script, nor in the typed line, nor in any shell variable:
-// the echo of the typed line, shell tracing (set -x, set -v, DEBUG traps) and
-// the command itself cannot print a valid end marker by accident. Every
-// bookkeeping printf is "\command \printf" (POSIX) or "builtin printf"
-// (fish): a user's function named printf and aliases of command and printf
-// (zsh global aliases included) are bypassed. Nothing in POSIX sh can bypass
-// a user function named "command".
+// The wrapper prints a start marker before the command runs and an end marker with its exit
+// status after it. They are OSC escape sequences of a number no terminal uses (ESC ] 6973 ;
+// <id> ; S BEL and ESC ] 6973 ; <id> ; E ; <status> BEL): tmux passes them on in control
+// mode's %output, which carries the pane's raw bytes, but draws nothing, so they never reach
+// the screen, the scrollback, capture-pane or a person's terminal, and text that merely looks
+// like a marker is output like any other. printf writes them from octal escapes, so the
+// literal id appears neither in the script, nor in the typed line, nor in any variable: the
+// echo, shell tracing and the command itself cannot print a valid marker by accident. A third
+// marker (X) says the wrapper refused to run the command (see below).
 //
-// POSIX family (sh, ash, dash, bash, ksh, mksh, zsh): the whole wrapper runs
-// in a subshell, the command through eval of a single-quoted string, so cd,
-// export, exit N, set -e, traps and functions stay inside, a syntax error in
-// the command yields a nonzero status instead of breaking the wrapper, and no
-// variable of the interactive shell is touched. The interactive shell's
-// errexit and xtrace are suspended for the bookkeeping and re-applied for the
-// command. A status above 255 (ksh93 reports a command killed by signal N as
-// 256+N) is mapped to 128+N. After the run the interactive shell's $? is the
-// command's status (0 when the shell has errexit on, so that it does not
-// exit). There are two frames ([ScriptFor] and [InlineFor] choose by the
-// pane's program and the command):
+// # No traces
 //
-//   - One subshell (ash, dash, bash, mksh, zsh): the command runs in the
-//     wrapper's subshell, which costs one fork. An EXIT trap prints the end
-//     marker with the status however the subshell ends (the command ends,
-//     exit N, a set -e failure), and an INT trap turns Ctrl-C into exit 130,
-//     so a builtin loop stays interruptible and the marker still comes (130).
-//     A command that replaced the EXIT trap, or redirected or replaced the
-//     subshell with exec, would lose the marker, so a command whose text holds
-//     "trap" or "exec" (any case: zsh's TRAPEXIT too) gets the nested frame.
-//     Trade-off: a command that replaces the traps out of sight (a function
-//     of the user's shell that calls trap, a sourced file, eval of built-up
-//     text) or kills its own subshell ends without an end marker: the run
-//     times out without an exit status (the engine, package runner, then
-//     gives the pane back once the wrapper's subshell has ended, which it
-//     sees in /proc on Linux). A program the command
-//     started that catches Ctrl-C and carries on no longer lets the rest of
-//     the command run after it: the subshell exits 130.
-//   - Nested (ksh, ksh93, sh, an unknown program, or a command holding "trap"
-//     or "exec"): the command runs in a nested subshell. The outer subshell
-//     catches SIGINT (trap : INT; the command gets the default disposition
-//     back), so a Ctrl-C that kills the command still lets the wrapper print
-//     the end marker, with status 130 (ksh93 reports 2: it cuts the
-//     256+SIGINT status of an interrupted subshell to 8 bits; for a builtin
-//     loop interrupted between two builtins it reports 0). ksh93 keeps
-//     this frame because it runs "( )" as a virtual subshell without a fork,
-//     where an exit with a signal status from an EXIT trap ends the
-//     interactive shell itself; the nested frame costs it no fork either.
-//     "sh" keeps it because it may be ksh93.
+// Before the start marker the wrapper moves the cursor back to where the typed line began,
+// erases it and prints the command there, so the prompt line reads as if a person had typed
+// the command. bash removes the typed line from its history whatever HISTCONTROL says (when
+// the last entry is that line), and with Options.History records the command itself instead;
+// zsh, ksh93 and mksh record the command with print -s. The typed line starts with a space:
+// fish and mksh never record such a line, bash and zsh not when configured to
+// (HISTCONTROL=ignorespace, HIST_IGNORE_SPACE). zsh (without HIST_IGNORE_SPACE), ksh93 and
+// busybox ash offer no way to delete a history entry: there the typed line stays in the
+// history.
 //
-// Fish family: fish has no subshell, and exit inside begin…end would end the
-// interactive shell, so the command runs in a child fish,
-// "$(status fish-path) --no-config -c 'builtin eval <command>'" (eval because
-// fish 3.6 exits 0 from a -c script with a syntax error; eval reports 123).
-// Trade-off: the command sees the exported environment, the working
-// directory and universal variables, but not functions, abbreviations or
-// non-exported variables of the user's config or session. The wrapper's own
-// variables are block-local (set -l inside begin…end). Fish cancels a running
-// block when it receives SIGINT, so the wrapper defines a SIGINT event
-// handler for the duration of the run (erased afterwards) and the child fish
-// gets an init-command handler that exits 130: Ctrl-C stops the command and
-// the end marker still reports 130. The sourced script leaves the command's
-// status in $status; the inline line does not.
+// # Definitions in the user's shell
 //
-// Commands are normalised before framing: CRLF and lone CR become LF and
-// trailing line breaks are dropped. A NUL byte is refused ([ErrNUL]), and so
-// is an empty or blank command ([ErrEmpty]).
+// Nothing the user defined may break the frame or fake its result. A backslash before every
+// command word defeats aliases (zsh's global ones too; zsh also reads the wrapper with
+// aliases off, set by assignment to $options). Functions are defeated per shell (dialect.go):
+//
+//   - bash: the typed line is "{ __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y \. <path>; }". The
+//     assignment turns POSIX mode on, in which special builtins (. eval exit return set trap
+//     unset) win over functions; regular builtins go through "builtin" after the wrapper's own
+//     subshell removed functions named builtin and command. POSIX mode goes off again before
+//     the command runs, and after the wrapper through a RETURN trap (which keeps $? at the
+//     command's status).
+//   - dash, busybox ash, ksh93: a function cannot take a special builtin's name; printf goes
+//     through "command" (a function named command is removed in the wrapper's subshell).
+//   - mksh: special builtins are looked up before functions; printf is the external one,
+//     through "command".
+//   - zsh: functions win over every builtin, so everything goes through "builtin". The typed
+//     line uses "builtin ." only when "." is a function, and the wrapper checks
+//     ${+functions[builtin]} (syntax no definition can reach) and, when builtin itself is a
+//     function, prints the failure marker instead of running anything.
+//   - fish reserves builtin, command, begin, end, set, status, function and return; the rest
+//     goes through "builtin".
+//
+// The command therefore does not see user functions named builtin or command. The typed line
+// is a brace group: should text the engine failed to clear remain on the command line in
+// front of it, the whole line is a syntax error instead of a command. Aliases named like
+// reserved words (if, case, {) are not defeated in bash and zsh: the line is then a syntax
+// error, which the engine notices.
+//
+// # Frames
+//
+// POSIX shells run the command in a subshell, through eval of a quoted string, so cd, export,
+// exit N, set -e, traps and functions stay inside, a syntax error in the command yields a
+// nonzero status instead of breaking the wrapper, and no variable of the interactive shell is
+// left changed (the wrapper's own are removed). The interactive shell's errexit, xtrace and
+// verbose are suspended for the bookkeeping and given back to the command. A status above 255
+// (ksh93 reports death by signal N as 256+N) is mapped to 128+N. After the run the
+// interactive shell's $? is the command's status (0 when it has errexit on, so that it does
+// not exit).
+//
+//   - One subshell (bash, zsh, dash, ash, mksh): an EXIT trap prints the end marker however
+//     the subshell ends, and an INT trap turns Ctrl-C into exit 130. A command whose text
+//     holds "trap" or "exec" (it could replace the EXIT trap or the subshell) gets the nested
+//     frame instead.
+//   - Nested (an unknown sh, and those commands): the outer subshell catches SIGINT and
+//     prints the end marker after the inner one, which runs the command.
+//   - ksh93 runs subshells without a fork, where an EXIT trap's exit with a signal status
+//     ends the interactive shell and an outer INT catcher keeps a command's own INT trap from
+//     running: its end marker is printed after the subshell by the interactive shell.
+//
+// Fish has no subshell, and exit inside begin…end would end the interactive shell, so the
+// command runs in a child fish, "$(status fish-path) --no-config -c 'builtin eval
+// <command>'" (eval because fish 3.6 exits 0 from a -c script with a syntax error; eval
+// reports 123). The command sees the exported environment, the working directory and
+// universal variables, but not functions, abbreviations or non-exported variables of the
+// user's config or session. A SIGINT handler defined for the run keeps Ctrl-C from cancelling
+// the wrapper's block, and the child's exits 130.
+//
+// Commands are normalised before framing: CRLF and lone CR become LF and trailing line breaks
+// are dropped. A NUL byte is refused ([ErrNUL]), and so is an empty or blank command
+// ([ErrEmpty]).
 package shellrun
