@@ -21,6 +21,9 @@ type collector struct {
 	lostStart bool   // the start marker fell out of the ring: the body starts partway
 	missedPre bool   // bytes were missed before the start marker was found
 	pre       []byte // output before the start marker (the echo of the typed line)
+	preAt     int64  // the stream offset of pre[0]
+	startAt   int64  // the stream offset of the start marker, once started (-1: lost)
+	shownAt   int64  // the stream offset after the redraw's last erase (ESC [ J) before it (-1: none)
 	preScan   int    // pre[:preScan] holds no (beginning of a) marker
 	body      []byte // output after the start marker
 	scan      int    // body[:scan] holds no (beginning of an) end marker
@@ -54,14 +57,17 @@ func (c *collector) resetPre() {
 	c.pre, c.preScan = c.pre[:0], 0
 }
 
-// feed adds the next chunk of the pane's output.
-func (c *collector) feed(p []byte) {
+// feed adds the next chunk of the pane's output, which begins at stream offset at.
+func (c *collector) feed(p []byte, at int64) {
 	if c.done || c.failed != "" || len(p) == 0 {
 		return
 	}
 	if c.started {
 		c.body = append(c.body, p...)
 	} else {
+		if len(c.pre) == 0 {
+			c.preAt = at
+		}
 		c.pre = append(c.pre, p...)
 		if !c.findStart() {
 			return
@@ -86,7 +92,10 @@ func (c *collector) findStart() bool {
 		}
 		switch m.Kind {
 		case shellrun.StartMarker:
-			c.started = true
+			c.started, c.startAt, c.shownAt = true, c.preAt+int64(m.Start), -1
+			if i := bytes.LastIndex(c.pre[:m.Start], []byte("\x1b[J")); i >= 0 {
+				c.shownAt = c.preAt + int64(i+3)
+			}
 			c.body = append([]byte(nil), c.pre[m.End:]...)
 			c.pre = c.pre[:m.Start]
 			return true
@@ -94,13 +103,13 @@ func (c *collector) findStart() bool {
 			c.failed = m.Reason
 			return false
 		case shellrun.EndMarker:
-			c.started, c.lostStart = true, true
+			c.started, c.lostStart, c.startAt = true, true, -1
 			c.body, c.pre = c.pre, nil
 			return true
 		}
 	}
 	if c.missedPre {
-		c.started, c.lostStart = true, true
+		c.started, c.lostStart, c.startAt = true, true, -1
 		c.body, c.pre = c.pre, nil
 		return true
 	}
@@ -109,6 +118,7 @@ func (c *collector) findStart() bool {
 		// Not our output (the shell has not run our line yet): keep only the newest bytes.
 		n := copy(c.pre, c.pre[over:])
 		c.pre = c.pre[:n]
+		c.preAt += int64(over)
 		c.preScan = max(0, c.preScan-over)
 	}
 	return false

@@ -32,10 +32,10 @@ func framed(body string, status int) []byte {
 func feedAll(c *collector, out []byte, cuts []int) {
 	prev := 0
 	for _, at := range cuts {
-		c.feed(out[prev:at])
+		c.feed(out[prev:at], 0)
 		prev = at
 	}
-	c.feed(out[prev:])
+	c.feed(out[prev:], 0)
 }
 
 func TestCollectorSplits(t *testing.T) {
@@ -64,7 +64,7 @@ func TestCollectorSplits(t *testing.T) {
 		// Byte by byte.
 		c := newCollector(testID, 1<<20, nil)
 		for i := range out {
-			c.feed(out[i : i+1])
+			c.feed(out[i:i+1], 0)
 		}
 		if !c.done || string(c.output()) != tc.want {
 			t.Fatalf("%q byte by byte: %q", tc.body, c.output())
@@ -76,14 +76,14 @@ func TestCollectorNotDone(t *testing.T) {
 	out := framed("partial\r\n", 0)
 	cut := bytes.Index(out, []byte(endPrefix)) + 10 // inside the end marker
 	c := newCollector(testID, 1<<20, nil)
-	c.feed(out[:cut])
+	c.feed(out[:cut], 0)
 	if c.done || !c.started {
 		t.Fatalf("done %v started %v", c.done, c.started)
 	}
 	if got := string(c.output()); got != "partial" {
 		t.Errorf("output so far %q (a partial marker must not show)", got)
 	}
-	c.feed(out[cut:])
+	c.feed(out[cut:], 0)
 	if !c.done || c.status != 0 {
 		t.Fatal("not done after the rest")
 	}
@@ -99,7 +99,7 @@ func TestCollectorWindow(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < len(out); {
 		n := 1 + rng.Intn(3000)
-		c.feed(out[i:min(i+n, len(out))])
+		c.feed(out[i:min(i+n, len(out))], 0)
 		i += n
 		if len(c.body) > 4096+2048+3000 {
 			t.Fatalf("body grew to %d bytes", len(c.body))
@@ -127,14 +127,14 @@ func TestCollectorLostStart(t *testing.T) {
 	rest := out[bytes.Index(out, []byte("flood")):]
 	c := newCollector(testID, 1<<20, nil)
 	c.missed()
-	c.feed(rest)
+	c.feed(rest, 0)
 	if !c.done || c.status != 4 || !c.lostStart || string(c.output()) != "flood" {
 		t.Fatalf("done %v status %d lost %v output %q", c.done, c.status, c.lostStart, c.output())
 	}
 	// Missed bytes before a start marker that survived: nothing of the output is lost.
 	c = newCollector(testID, 1<<20, nil)
 	c.missed()
-	c.feed(out[10:])
+	c.feed(out[10:], 0)
 	if !c.done || c.lostStart || string(c.output()) != "tail of a flood" {
 		t.Fatalf("start survived: lost %v output %q", c.lostStart, c.output())
 	}
@@ -145,7 +145,7 @@ func TestCollectorDiscard(t *testing.T) {
 	c := newCollector(testID, 1<<20, nil)
 	c.discard = true
 	for i := 0; i < len(out); i += 1000 {
-		c.feed(out[i:min(i+1000, len(out))])
+		c.feed(out[i:min(i+1000, len(out))], 0)
 		if len(c.body) > 1000+64 {
 			t.Fatalf("discarding collector holds %d bytes", len(c.body))
 		}
@@ -211,7 +211,7 @@ func FuzzCollector(f *testing.F) {
 		c := newCollector(testID, 1<<20, nil)
 		for i := 0; i < len(out); {
 			n := 1 + rng.Intn(64)
-			c.feed(out[i:min(i+n, len(out))])
+			c.feed(out[i:min(i+n, len(out))], 0)
 			i += n
 		}
 		whole := shellrun.Parse(out, testID)
@@ -231,9 +231,9 @@ func BenchmarkCollectorFlood(b *testing.B) {
 	chunk := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\r\n"), 2600) // ~256 KiB
 	b.SetBytes(int64(len(chunk)))
 	c := newCollector(testID, bodyWindow, nil)
-	c.feed([]byte(startMark))
+	c.feed([]byte(startMark), 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c.feed(chunk)
+		c.feed(chunk, 0)
 	}
 }

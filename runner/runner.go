@@ -282,6 +282,8 @@ type run struct {
 	rewatched  bool
 	removed    bool       // the script file was removed
 	entered    bool       // Enter was sent
+	typedAt    int64      // the stream offset before the line was typed
+	redrawn    bool       // the wrapper redraws the typed line as the command
 	suspect    time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff int64      // the stream offset then
 	procs      *procWatch // the wrapper's processes, when they can be followed
@@ -294,10 +296,12 @@ func (x *run) launch(ctx context.Context) error {
 	if x.r.retype != nil {
 		typed = x.r.retype(typed)
 	}
+	x.typedAt = x.off
 	if err := x.typeLine(ctx, typed); err != nil {
 		return err
 	}
 	redraw := x.redrawAt(ctx, typed)
+	x.redrawn = redraw != nil
 	var script string
 	var err error
 	for try := 0; ; try++ {
@@ -406,13 +410,14 @@ func (x *run) pump() bool {
 				x.gaps += g
 				x.col.missed()
 			}
+			x.col.feed(data, x.off)
 			x.off = next
-			x.col.feed(data)
 			fed = true
 			if x.col.started && !x.removed {
 				// The shell has the file open: it no longer needs its name.
 				x.removed = true
 				os.Remove(x.path)
+				x.elideEcho()
 			}
 			if x.col.done || x.col.failed != "" {
 				return true
@@ -427,6 +432,19 @@ func (x *run) pump() bool {
 			x.watchStart()
 		}
 		return false
+	}
+}
+
+// elideEcho hides from the pane's text readers (capture_since, wait_for_text) what the run
+// typed and the shell echoed, up to the command as the wrapper redrew it: they read what a
+// person's screen shows, "<prompt><command>".
+func (x *run) elideEcho() {
+	end := x.col.startAt
+	if x.redrawn {
+		end = x.col.shownAt // the command as redrawn stays
+	}
+	if end > x.typedAt {
+		x.w.Elide(x.typedAt, end)
 	}
 }
 
@@ -446,6 +464,7 @@ func (x *run) maybeInline(ctx context.Context) {
 	// The shell is still printing its error (fish's takes two lines): type once it is back at
 	// its prompt, or its line editor may drop what was typed meanwhile.
 	x.awaitPrompt(ctx)
+	x.typedAt, x.redrawn = x.off, false
 	if err := x.typeLine(ctx, line); err == nil {
 		x.keys(ctx, []string{"Enter"})
 	}

@@ -137,7 +137,7 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 				return CaptureSinceOut{}, ctx.Err()
 			}
 		}
-		data, next, missed, err := w.Read(cur.Offset, 0)
+		data, next, missed, err := w.ReadText(cur.Offset, 0)
 		switch {
 		case err == nil:
 		case errors.Is(err, stream.ErrPaneGone):

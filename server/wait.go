@@ -208,7 +208,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	rewatch := 0
 	for {
 		changed := w.Changed() // before the read: a write after it closes this channel
-		data, next, missed, rerr := w.Read(off, waitReadChunk)
+		data, next, missed, rerr := w.ReadText(off, waitReadChunk)
 		if missed > 0 || len(data) > 0 && w.Gaps(off+missed, next) > 0 {
 			out.LinesMissed = true
 		}

@@ -43,7 +43,11 @@ type Ring struct {
 
 	gapPending bool
 	gaps       []int64 // offsets b: output was lost just before byte b
+	elided     []span  // ranges that text readers do not see (ReadText)
 }
+
+// span is a range [from, to) of absolute offsets.
+type span struct{ from, to int64 }
 
 // NewRing returns an empty ring holding at most size bytes (DefaultRingSize
 // when size <= 0). Memory is allocated as data arrives, not up front.
@@ -203,6 +207,54 @@ func (r *Ring) Gaps(from, to int64) int {
 		}
 	}
 	return n
+}
+
+// Elide hides the bytes [from, to) from ReadText: the echo of a line a program typed and
+// redrew itself, which a person's screen no longer shows. Only the most recent ranges are
+// remembered.
+func (r *Ring) Elide(from, to int64) {
+	if from >= to {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.elided) == maxGaps {
+		copy(r.elided, r.elided[1:])
+		r.elided = r.elided[:maxGaps-1]
+	}
+	r.elided = append(r.elided, span{from, to})
+}
+
+// ReadText is Read for readers of the text a pane shows: bytes Elide hid read as NUL, which a
+// text filter drops, so offsets stay those of Read.
+func (r *Ring) ReadText(off int64, max int) (data []byte, next int64, missed int64, err error) {
+	data, next, missed, err = r.Read(off, max)
+	if len(data) == 0 {
+		return
+	}
+	start := next - int64(len(data))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.elided {
+		for o := max64(e.from, start); o < min64(e.to, next); o++ {
+			data[o-start] = 0
+		}
+	}
+	return
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func min64(a, b int64) int64 {
+	if a < b {
+		return a
+	}
+	return b
 }
 
 // Read returns up to max bytes after offset off (all available bytes when

@@ -301,3 +301,23 @@ func max0(x int64) int64 {
 	}
 	return x
 }
+
+func TestRingElide(t *testing.T) {
+	r := NewRing(64)
+	r.Write([]byte("$ typed line\r\necho hi\r\nhi\r\n"))
+	r.Elide(2, 14) // "typed line\r\n"
+	r.Elide(5, 5)  // empty: ignored
+	data, next, _, _ := r.ReadText(0, 0)
+	if next != 27 || string(Clean(data)[0]) != "$ echo hi" {
+		t.Fatalf("ReadText: %q next %d; clean %q", data, next, Clean(data))
+	}
+	raw, _, _, _ := r.Read(0, 0)
+	if string(raw) != "$ typed line\r\necho hi\r\nhi\r\n" {
+		t.Fatalf("Read changed: %q", raw)
+	}
+	// A read that starts inside the range sees only its tail hidden.
+	part, _, _, _ := r.ReadText(10, 6)
+	if string(part) != "\x00\x00\x00\x00ec" {
+		t.Fatalf("partial: %q", part)
+	}
+}

@@ -30,6 +30,14 @@ func (w *Watch) Read(off int64, max int) (data []byte, next int64, missed int64,
 	return w.ps.ring.Read(off, max)
 }
 
+// ReadText is Read with the bytes Elide hid read as NUL; see Ring.ReadText.
+func (w *Watch) ReadText(off int64, max int) (data []byte, next int64, missed int64, err error) {
+	return w.ps.ring.ReadText(off, max)
+}
+
+// Elide hides the bytes [from, to) from every holder's ReadText; see Ring.Elide.
+func (w *Watch) Elide(from, to int64) { w.ps.ring.Elide(from, to) }
+
 // Wait blocks until there is data beyond off, the stream ends, or ctx is
 // done; see Ring.Wait.
 func (w *Watch) Wait(ctx context.Context, off int64) error {
