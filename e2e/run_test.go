@@ -380,7 +380,7 @@ func TestRunTimeoutAndReservation(t *testing.T) {
 		t.Errorf("timed out after %v, want ~1s", d)
 	}
 	tx := text(res)
-	if !strings.Contains(tx, "wait_for_text") || !strings.Contains(tx, "C-c") || strings.Contains(tx, "[exit") {
+	if !strings.Contains(tx, "wait_for_run pane_id="+pane) || !strings.Contains(tx, "C-c") || strings.Contains(tx, "[exit") || strings.Contains(tx, "again") {
 		t.Errorf("text of a timeout: %q", tx)
 	}
 	// Refused to other runs, naming the first, until it ends.

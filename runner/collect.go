@@ -26,7 +26,9 @@ type collector struct {
 	shownAt   int64  // the stream offset after the redraw's last erase (ESC [ J) before it (-1: none)
 	preScan   int    // pre[:preScan] holds no (beginning of a) marker
 	body      []byte // output after the start marker
+	bodyAt    int64  // the stream offset of body[0] (-1: unknown, the start was lost)
 	scan      int    // body[:scan] holds no (beginning of an) end marker
+	echoes    []echo // input typed for the command, whose echo is to be left out
 
 	done   bool
 	status int
@@ -64,6 +66,7 @@ func (c *collector) feed(p []byte, at int64) {
 	}
 	if c.started {
 		c.body = append(c.body, p...)
+		c.dropEchoes()
 	} else {
 		if len(c.pre) == 0 {
 			c.preAt = at
@@ -73,8 +76,61 @@ func (c *collector) feed(p []byte, at int64) {
 			return
 		}
 	}
+	c.dropEchoes()
 	c.scanEnd()
 	c.trim()
+}
+
+// echo is text typed as the command's input at stream offset at: the terminal echoes it (a
+// line editor, or the tty in canonical mode), and the echo is not the command's output.
+type echo struct {
+	at   int64
+	text []byte
+}
+
+// echoSlack bounds how far after its typing an echo is looked for.
+const echoSlack = 256
+
+// expect notes text typed at stream offset at.
+func (c *collector) expect(at int64, text string) {
+	c.echoes = append(c.echoes, echo{at: at, text: []byte(text)})
+}
+
+// dropEchoes removes from the body the echo of each expected text, with the line break that
+// follows it, once it arrived; an echo not seen within echoSlack bytes (a password prompt does
+// not echo) is not looked for any more.
+func (c *collector) dropEchoes() {
+	if len(c.echoes) == 0 || c.bodyAt < 0 {
+		return
+	}
+	keep := c.echoes[:0]
+	for _, e := range c.echoes {
+		from := int(max(0, e.at-c.bodyAt))
+		if from > len(c.body) {
+			keep = append(keep, e)
+			continue
+		}
+		window := c.body[from:min(len(c.body), from+len(e.text)+echoSlack)]
+		i := bytes.Index(window, e.text)
+		if i < 0 {
+			if len(window) < len(e.text)+echoSlack {
+				keep = append(keep, e) // it may still come
+			}
+			continue
+		}
+		at, n := from+i, len(e.text)
+		if rest := c.body[at+n:]; bytes.HasPrefix(rest, []byte("\r\n")) {
+			n += 2
+		} else if bytes.HasPrefix(rest, []byte("\n")) {
+			n++
+		}
+		c.body = append(c.body[:at], c.body[at+n:]...)
+		c.bodyAt += int64(n) // an approximation for later echoes: they come after this one
+		if c.scan > at {
+			c.scan = max(at, c.scan-n)
+		}
+	}
+	c.echoes = keep
 }
 
 // findStart looks for the start marker in pre and moves what follows it into body. An end
@@ -93,6 +149,7 @@ func (c *collector) findStart() bool {
 		switch m.Kind {
 		case shellrun.StartMarker:
 			c.started, c.startAt, c.shownAt = true, c.preAt+int64(m.Start), -1
+			c.bodyAt = c.preAt + int64(m.End)
 			if i := bytes.LastIndex(c.pre[:m.Start], []byte("\x1b[J")); i >= 0 {
 				c.shownAt = c.preAt + int64(i+3)
 			}
@@ -103,13 +160,13 @@ func (c *collector) findStart() bool {
 			c.failed = m.Reason
 			return false
 		case shellrun.EndMarker:
-			c.started, c.lostStart, c.startAt = true, true, -1
+			c.started, c.lostStart, c.startAt, c.bodyAt = true, true, -1, -1
 			c.body, c.pre = c.pre, nil
 			return true
 		}
 	}
 	if c.missedPre {
-		c.started, c.lostStart, c.startAt = true, true, -1
+		c.started, c.lostStart, c.startAt, c.bodyAt = true, true, -1, -1
 		c.body, c.pre = c.pre, nil
 		return true
 	}
@@ -170,6 +227,9 @@ func (c *collector) trim() {
 	}
 	c.cutLines += bytes.Count(c.body[:cut], []byte{'\n'})
 	c.cutBytes += int64(cut)
+	if c.bodyAt >= 0 {
+		c.bodyAt += int64(cut)
+	}
 	n := copy(c.body, c.body[cut:])
 	c.body = c.body[:n]
 	c.scan -= cut

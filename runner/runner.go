@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -39,9 +40,16 @@ const (
 	Cancelled Outcome = "cancelled" // the caller gave up; the command may still run
 )
 
-// Request is one run. Pane comes from Check.
+// Request is one run.
 type Request struct {
-	Pane    tmux.Pane
+	// Snapshot holds the panes and clients read for this run; PaneID is its pane.
+	Snapshot *tmux.Snapshot
+	PaneID   string
+	// Guard says which pane is the caller's and whether force allows it (Busy is unused:
+	// the Runner knows which panes its runs hold).
+	Guard Guard
+	// Holder names the run while it holds the pane, in refusals of other input.
+	Holder  string
 	Command string
 	// Timeout bounds the wait (already clamped by the caller); it must be > 0.
 	Timeout time.Duration
@@ -52,10 +60,10 @@ type Request struct {
 	// History records the command in the shell's history as if a person had typed it; without
 	// it the command is kept out (the typed line is removed where the shell allows).
 	History bool
-	// Release is called exactly once, when the pane is free again: the command ended (end marker,
-	// pane dead, server gone), or nothing was run. That may be long after Run returned
-	// TimedOut or Cancelled. Nil is allowed.
-	Release func()
+	// Progress, when set, is called about every second while the call waits.
+	Progress func(Progress)
+
+	pane tmux.Pane // from Snapshot, once checked
 }
 
 // Result is what a run reports.
@@ -72,6 +80,11 @@ type Result struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool // the command may still run after Run returned
 	Elapsed                time.Duration
+	// WaitingForInput says a command still running has its foreground program blocked
+	// reading the terminal (a question, a password prompt, an editor); Prompt is the last
+	// line it printed. Linux only (/proc); elsewhere it stays false.
+	WaitingForInput bool
+	Prompt          string
 	// Shell is the shell the command was framed for.
 	Shell shellrun.Shell
 }
@@ -84,7 +97,8 @@ type Runner struct {
 	mu     sync.Mutex
 	dir    string
 	closed bool
-	minted ids // run ids of this runner, so that their markers in another run's output are known
+	minted ids      // run ids of this runner, so that their markers in another run's output are known
+	reg    registry // which runs hold which panes, and the last run of each
 
 	// beforeSend, when set (tests), runs after the script is written and before Enter.
 	beforeSend func(path string)
@@ -147,17 +161,17 @@ func ValidateCommand(cmd string) error {
 	return nil
 }
 
-// Run waits for the pane's shell to be at its prompt, types the line that runs the framed
-// command (after clearing what was left on the command line, and only once the shell showed
-// the line as typed), and waits for its end, the timeout, the pane's death or ctx's
-// cancellation. The caller has run Check and reserved the pane. Errors are returned only when
-// nothing is running (Release was then called): a *Refusal when the pane holds no shell at
-// its prompt, a *NotRun when the shell did not run the line.
+// Run runs a command in a pane, start to end: the preflight (Check), the pane's reservation
+// (refused while another run of this Runner holds it), waiting for the pane's shell to be at
+// its prompt, typing the line that runs the framed command (after clearing what was left on
+// the command line, and only once the shell showed the line as typed), and waiting for its
+// end, the timeout, the pane's death or ctx's cancellation. A command still running when Run
+// returns (TimedOut, Cancelled) keeps its pane until it really ends; Last and Await follow it.
+// Errors are returned only when nothing ran: a *Refusal (preflight, or no shell at its
+// prompt), a *NotRun when the shell did not run the line.
 func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Result, err error) {
 	began := time.Now()
-	release := onceFunc(req.Release)
 	if err := ValidateCommand(req.Command); err != nil {
-		release()
 		return res, err
 	}
 	if req.MaxLines <= 0 {
@@ -166,17 +180,40 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	if req.MaxBytes <= 0 {
 		req.MaxBytes = 1_000_000
 	}
+	ident, err := ts.Identity(ctx)
+	if err != nil {
+		return res, err
+	}
+	g := req.Guard
+	g.Busy = func(pane string) (string, bool) { return r.reg.holder(Key{ident, pane}) }
+	if req.pane, err = Check(req.Snapshot, req.PaneID, g); err != nil {
+		return res, err
+	}
+	rec, err := r.reg.reserve(Key{ident, req.pane.PaneID}, req.Holder, req.Command)
+	if err != nil {
+		return res, err
+	}
 	dir, err := r.scriptDir()
 	if err != nil {
-		release()
+		r.reg.end(rec, nil)
 		return res, err
 	}
-	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), release)
+	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), rec)
 	if err != nil {
-		release()
+		r.reg.end(rec, nil)
 		return res, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, max(req.Timeout-time.Since(began), time.Millisecond))
+	stop := startProgress(req.Progress, rec.progress)
+	res, err = x.runCall(ctx, max(req.Timeout-time.Since(began), time.Millisecond))
+	stop()
+	res.Elapsed = time.Since(began)
+	return res, err
+}
+
+// runCall types the line, waits up to timeout, and shapes the result; a command still running
+// then goes on in the background.
+func (x *run) runCall(ctx context.Context, timeout time.Duration) (Result, error) {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	werr, err := x.attempt(wctx)
 	var nr *NotRun
@@ -187,29 +224,23 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		werr, err = x.attempt(wctx)
 	}
 	if err != nil {
-		x.finish()
-		return res, err
+		x.finish(nil)
+		return Result{}, err
 	}
-	res = x.result()
+	res := x.result()
 	switch {
-	case x.col.done:
-		res.Outcome = Completed
-		st := x.col.status
-		res.ExitStatus = &st
-	case x.ended != nil:
-		res.Outcome = PaneDied
+	case res.Outcome != "":
 	case werr != nil && ctx.Err() != nil:
 		res.Outcome, res.StillRunning = Cancelled, true
 	default:
 		res.Outcome, res.StillRunning = TimedOut, true
 	}
-	res.Elapsed = time.Since(began)
 	if res.StillRunning {
+		x.waitingForInput(&res)
 		// The pane stays reserved until the command really ends.
-		x.col.discard = true
 		go x.background()
 	} else {
-		x.finish()
+		x.finish(&res)
 	}
 	return res, nil
 }
@@ -237,22 +268,24 @@ func (x *run) retry() {
 }
 
 // start opens the pane's stream and waits for its shell to be at its prompt.
-func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, release func()) (*run, error) {
+func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, rec *Record) (*run, error) {
 	hub, err := ts.Hub()
 	if err != nil {
 		return nil, err
 	}
-	w, err := hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
+	p := req.pane
+	w, err := hub.Watch(ctx, p.SessionID, p.PaneID)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, stream.ErrHubClosed) {
 		// A failed attach is retried once: it can be transient (the session's connection
 		// was being set up or torn down).
-		w, err = hub.Watch(ctx, req.Pane.SessionID, req.Pane.PaneID)
+		w, err = hub.Watch(ctx, p.SessionID, p.PaneID)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("watching pane %s: %w", req.Pane.PaneID, err)
+		return nil, fmt.Errorf("watching pane %s: %w", p.PaneID, err)
 	}
 	// The offset is taken before anything is sent: nothing the command prints is lost.
-	x := &run{r: r, ts: ts, w: w, off: w.Offset(), req: req, path: path, release: release}
+	x := &run{r: r, ts: ts, w: w, off: w.Offset(), req: req, path: path, rec: rec}
+	x.gone, x.give = context.WithCancel(context.Background())
 	if err := x.awaitShell(ctx); err != nil {
 		w.Release()
 		return nil, err
@@ -272,8 +305,14 @@ type run struct {
 	shell   int // pid of the interactive shell (0: unknown)
 	id      string
 	path    string
-	release func()
+	rec     *Record
+	// gone is cancelled by abandon (the pane was killed or respawned): every wait ends.
+	gone context.Context
+	give context.CancelFunc
 
+	// mu guards the collector and what readers of a live run see (snapshot, printed) while
+	// the run's own goroutine reads the stream.
+	mu         sync.Mutex
 	missed     int64
 	gaps       int
 	ended      error // the stream's end reason
@@ -315,7 +354,9 @@ func (x *run) launch(ctx context.Context) error {
 		x.clearLine(ctx)
 		return err
 	}
+	x.mu.Lock()
 	x.col = newCollector(x.id, bodyWindow, x.r.minted.has)
+	x.mu.Unlock()
 	if err := os.WriteFile(x.path, []byte(script), 0o600); err != nil {
 		x.clearLine(ctx)
 		return fmt.Errorf("writing the wrapper script: %w", err)
@@ -330,24 +371,52 @@ func (x *run) launch(ctx context.Context) error {
 		return err
 	}
 	x.entered = true
+	x.rec.mu.Lock()
+	x.rec.live = x
+	x.rec.mu.Unlock()
+	x.r.reg.attach(x.rec)
 	return nil
 }
 
-// background waits, after the call returned, for the command's real end, then frees the pane.
+// background waits, after the call returned, for the command's real end, then frees the pane
+// and keeps the final result in the run's record.
 func (x *run) background() {
-	if !x.col.started {
-		ctx, cancel := context.WithTimeout(context.Background(), startGrace)
-		x.waitFor(ctx, func() bool { return x.col.started || x.notRun != nil })
+	defer x.give()
+	if !x.started() {
+		ctx, cancel := context.WithTimeout(x.gone, startGrace)
+		x.waitFor(ctx, func() bool { return x.started() || x.notRun != nil })
 		cancel()
-		if !x.col.started && !x.col.done && x.ended == nil {
-			x.finish()
+		if !x.started() && !x.col.done && x.ended == nil {
+			x.finishWith(PaneDied)
 			return
 		}
 	}
 	// A wrapper that lost its end marker ends when its processes do (see procs.go).
-	x.waitFor(context.Background(), func() bool { return x.col.started && x.procs != nil && x.procs.gone() })
-	x.finish()
+	x.waitFor(x.gone, func() bool { return x.started() && x.procs != nil && x.procs.gone() })
+	x.finishWith(PaneDied)
 }
+
+// finishWith ends the run with its final result: completed when the end marker came, else
+// outcome (the command's end was seen another way, or its pane went).
+func (x *run) finishWith(outcome Outcome) {
+	x.mu.Lock()
+	res := x.resultLocked()
+	x.mu.Unlock()
+	if res.Outcome == "" {
+		res.Outcome = outcome
+	}
+	res.Elapsed = time.Since(x.rec.Started)
+	x.finish(&res)
+}
+
+func (x *run) started() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.col != nil && x.col.started
+}
+
+// abandon ends the run now: its pane was killed or respawned.
+func (x *run) abandon() { x.give() }
 
 // startGrace bounds the wait for a start marker after the call returned, when /proc cannot
 // tell that the shell is back at its prompt without running the line (see watchStart): the
@@ -357,8 +426,18 @@ var startGrace = 10 * time.Second
 // wait consumes the stream until the end marker, the stream's end or ctx's end.
 func (x *run) wait(ctx context.Context) error { return x.waitFor(ctx, nil) }
 
-// waitFor is wait that also returns once stop (when not nil) reports true.
+// waitFor is wait that also returns once stop (when not nil) reports true, or the run was
+// abandoned.
 func (x *run) waitFor(ctx context.Context, stop func() bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-x.gone.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	for {
 		if x.pump() {
 			if x.ended == nil || !errors.Is(x.ended, stream.ErrSessionGone) || x.rewatched {
@@ -366,7 +445,7 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			}
 			// The session carrying the stream went while the pane lives on in another one.
 			x.rewatched = true
-			w, err := x.ts.WatchPane(ctx, x.req.Pane.PaneID)
+			w, err := x.ts.WatchPane(ctx, x.req.pane.PaneID)
 			if err != nil {
 				return nil
 			}
@@ -375,7 +454,7 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			x.gaps++ // what was printed in between is lost
 			continue
 		}
-		if x.notRun != nil || stop != nil && stop() {
+		if x.notRun != nil || stop != nil && stop() || x.gone.Err() != nil {
 			return nil
 		}
 		x.maybeInline(ctx)
@@ -398,6 +477,8 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 // pump reads what the stream holds; it reports true when the run is over (end or failure
 // marker seen, or stream ended).
 func (x *run) pump() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	fed := false
 	for {
 		data, next, missed, err := x.w.Read(x.off, readChunk)
@@ -470,10 +551,16 @@ func (x *run) maybeInline(ctx context.Context) {
 	}
 }
 
-// result shapes what was gathered.
+// result shapes what was gathered, with Outcome set when the run is over.
 func (x *run) result() Result {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.resultLocked()
+}
+
+func (x *run) resultLocked() Result {
 	s := shape(x.col.output(), x.col.cutLines, x.req.MaxLines, x.req.MaxBytes)
-	return Result{
+	res := Result{
 		Output:                 join(s.lines),
 		Lines:                  s.lines,
 		DroppedLines:           s.dropped,
@@ -484,23 +571,71 @@ func (x *run) result() Result {
 			s.dropped == 0 && s.omitted == 0,
 		Shell: x.sh,
 	}
+	switch {
+	case x.col.done:
+		st := x.col.status
+		res.Outcome, res.ExitStatus = Completed, &st
+	case x.ended != nil || x.gone.Err() != nil:
+		res.Outcome = PaneDied
+	}
+	return res
+}
+
+// snapshot is the result of a run still going on, as another caller sees it.
+func (x *run) snapshot() Result {
+	res := x.result()
+	if res.Outcome == "" {
+		x.waitingForInput(&res)
+	}
+	return res
+}
+
+// printed is how many bytes the command printed so far.
+func (x *run) printed() int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.col == nil || !x.col.started {
+		return 0
+	}
+	return x.col.cutBytes + int64(len(x.col.body))
+}
+
+// expectEcho notes text typed as the command's input: its echo is left out of the output.
+func (x *run) expectEcho(text string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if text != "" && x.col != nil {
+		x.col.expect(x.w.Offset(), text)
+	}
+}
+
+// waitingForInput fills in whether the command waits for input: its terminal's foreground
+// process (not the interactive shell) sleeps reading it.
+func (x *run) waitingForInput(res *Result) {
+	if x.shell == 0 || !res.StillRunning && res.Outcome != "" {
+		return
+	}
+	leader, gone, ok := procfs.Foreground(x.req.pane.PanePID)
+	if !ok || gone || leader == x.shell || !procfs.WaitsOnInput(procfs.Wchan(leader)) {
+		return
+	}
+	res.WaitingForInput = true
+	for i := len(res.Lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(res.Lines[i]) != "" {
+			res.Prompt = res.Lines[i]
+			break
+		}
+	}
 }
 
 // finish gives everything back: the stream, the script file and the bash wrapper's scratch
-// files, and the pane's reservation.
-func (x *run) finish() {
+// files, and the pane's reservation; res (nil when nothing ran) becomes the record's result.
+func (x *run) finish(res *Result) {
 	x.w.Release()
 	os.Remove(x.path)
 	os.Remove(x.path + ".h")
 	os.Remove(x.path + ".rt")
-	x.release()
-}
-
-func onceFunc(f func()) func() {
-	if f == nil {
-		return func() {}
-	}
-	return sync.OnceFunc(f)
+	x.r.reg.end(x.rec, res)
 }
 
 // ids remembers the run ids a runner minted (the newest 1024).

@@ -30,12 +30,22 @@ func pane(t testing.TB, shell []string) (*tmux.Server, tmux.Pane, Request) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts, p, Request{Pane: p, Timeout: 10 * time.Second}
+	return ts, p, Request{Snapshot: snap, PaneID: id, Timeout: 10 * time.Second}
+}
+
+// keyOf is pane p's key on ts.
+func keyOf(t testing.TB, ts *tmux.Server, p tmux.Pane) Key {
+	t.Helper()
+	id, err := ts.Identity(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Key{Daemon: id, Pane: p.PaneID}
 }
 
 func TestRunScriptFiles(t *testing.T) {
 	t.Parallel()
-	ts, _, req := pane(t, testtmux.Bash)
+	ts, p, req := pane(t, testtmux.Bash)
 	r := New()
 	var dir string
 	var mode os.FileMode
@@ -49,11 +59,10 @@ func TestRunScriptFiles(t *testing.T) {
 		}
 	}
 	req.Command = "echo hi; exit 3"
-	released := false
-	req.Release = func() { released = true }
 	res, err := r.Run(context.Background(), ts, req)
-	if err != nil || res.Outcome != Completed || *res.ExitStatus != 3 || res.Output != "hi" || !released {
-		t.Fatalf("%+v %v released=%v", res, err, released)
+	_, held := r.Holder(keyOf(t, ts, p))
+	if err != nil || res.Outcome != Completed || *res.ExitStatus != 3 || res.Output != "hi" || held {
+		t.Fatalf("%+v %v held=%v", res, err, held)
 	}
 	if mode != 0o600 {
 		t.Errorf("script mode %o, want 600", mode)
@@ -99,17 +108,16 @@ func TestRunInlineFallback(t *testing.T) {
 // the user's caught it) is noticed as soon as the shell is back at its prompt: the run fails
 // with a *NotRun quoting the shell, and the pane is given back.
 func TestRunLostLine(t *testing.T) {
-	ts, _, req := pane(t, testtmux.Bash)
+	ts, p, req := pane(t, testtmux.Bash)
 	r := New()
 	defer r.Close()
 	r.retype = func(string) string { return " echo caught" } // the wrapper never runs
-	released := false
 	req.Command = "true"
-	req.Release = func() { released = true }
 	_, err := r.Run(context.Background(), ts, req)
 	var nr *NotRun
-	if !errors.As(err, &nr) || !strings.Contains(nr.Reason, "caught") || !released {
-		t.Fatalf("err %v released %v", err, released)
+	_, held := r.Holder(keyOf(t, ts, p))
+	if !errors.As(err, &nr) || !strings.Contains(nr.Reason, "caught") || held {
+		t.Fatalf("err %v held %v", err, held)
 	}
 }
 
@@ -164,29 +172,28 @@ func TestRunLostMarker(t *testing.T) {
 	for _, sh := range [][]string{testtmux.Bash, testtmux.Dash, testtmux.Mksh, testtmux.Zsh} {
 		t.Run(sh[0], func(t *testing.T) {
 			t.Parallel()
-			ts, _, req := pane(t, sh)
+			ts, p, req := pane(t, sh)
 			r := New()
 			defer r.Close()
-			released := make(chan time.Time, 1)
 			// "; :" keeps sh from being the subshell's last command, which a shell may exec in
 			// place of the subshell: $PPID must be the wrapper's subshell.
 			req.Command, req.Timeout = "sleep 1; sh -c 'kill -9 $PPID'; :", 300*time.Millisecond
-			req.Release = func() { released <- time.Now() }
 			start := time.Now()
 			res, err := r.Run(context.Background(), ts, req)
 			if err != nil || res.Outcome != TimedOut || !res.StillRunning {
 				t.Fatalf("%+v %v", res, err)
 			}
+			rec := r.Last(keyOf(t, ts, p))
 			select {
-			case at := <-released:
-				if at.Sub(start) < 900*time.Millisecond {
-					t.Errorf("the pane was given back after %v, while the command still ran", at.Sub(start))
+			case <-rec.Done():
+				if d := time.Since(start); d < 900*time.Millisecond {
+					t.Errorf("the pane was given back after %v, while the command still ran", d)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("the pane was never given back")
 			}
 			q := req
-			q.Command, q.Release = "echo next", nil
+			q.Command = "echo next"
 			res, err = r.Run(context.Background(), ts, q)
 			if err != nil || res.Outcome != Completed || res.Output != "next" {
 				t.Fatalf("next run: %+v %v", res, err)

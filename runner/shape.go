@@ -19,7 +19,8 @@ type shaped struct {
 // lines). A body ending in a line break ends with an empty line: blank lines at the end of the
 // output are kept. cutLines are lines already cut from the body's front.
 func shape(body []byte, cutLines, maxLines, maxBytes int) shaped {
-	var f stream.Filter
+	// A full-screen program the command ran (an editor, a pager) leaves nothing in the output.
+	f := stream.Filter{SkipAlternate: true}
 	f.Write(body)
 	f.Flush()
 	lines := f.Lines()

@@ -43,7 +43,7 @@ func (e *NotRun) Error() string { return fmt.Sprintf("pane %s: %s", e.Pane, e.Re
 // (its prompt, at the latest) and every recheck, up to shellWait. Without /proc the pane's
 // current command decides.
 func (x *run) awaitShell(ctx context.Context) error {
-	p := x.req.Pane
+	p := x.req.pane
 	if !procfs.Available() || p.PanePID <= 0 {
 		sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
 		if !ok {
@@ -133,7 +133,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("pane %s went away: %w", x.req.Pane.PaneID, err)
+			return fmt.Errorf("pane %s went away: %w", x.req.pane.PaneID, err)
 		}
 		// A line editor that draws a long line row by row with cursor movements (fish, zsh)
 		// leaves no one line in the stream to compare: the screen tells.
@@ -144,7 +144,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			// C-c, which leaves a line editor in any mode with an empty line at the prompt.
 			x.keys(ctx, []string{"C-c"})
 			shown := strings.TrimSpace(f.Partial())
-			return &NotRun{Pane: x.req.Pane.PaneID,
+			return &NotRun{Pane: x.req.pane.PaneID,
 				Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
 				Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
 		}
@@ -157,8 +157,8 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
 // read one after the other, end with line's last 32 bytes.
 func (x *run) screenShows(ctx context.Context, line string) bool {
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.Pane.PaneID, "#{cursor_y} #{pane_width}"},
-		[]string{"capture-pane", "-p", "-t", x.req.Pane.PaneID})
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.pane.PaneID, "#{cursor_y} #{pane_width}"},
+		[]string{"capture-pane", "-p", "-t", x.req.pane.PaneID})
 	if err != nil || len(out) < 2 || len(out[0]) == 0 {
 		return false
 	}
@@ -204,7 +204,7 @@ func (x *run) clearLine(ctx context.Context) {
 // then "" and stands for it), in one command list: one round trip, nothing in between. It is
 // not interrupted by the caller's cancellation: half a send would leave a line in the pane.
 func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
-	pane := x.req.Pane.PaneID
+	pane := x.req.pane.PaneID
 	var cmds [][]string
 	for _, k := range keys {
 		if k == "" && len(text) > 0 {
@@ -222,7 +222,7 @@ func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
 // redrawAt reads the cursor after the shell showed the typed line, for the wrapper to put the
 // command there instead; nil when that cannot be known.
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.Pane.PaneID, "#{cursor_x} #{cursor_y} #{pane_width}"})
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.pane.PaneID, "#{cursor_x} #{cursor_y} #{pane_width}"})
 	if err != nil || len(out) == 0 || len(out[0]) == 0 {
 		return nil
 	}
@@ -269,7 +269,7 @@ func (x *run) watchStart() {
 	after, _ := afterFirstLine(x.col.pre)
 	x.keys(context.Background(), []string{"C-c"})
 	said := strings.Join(stream.Clean(after), " ")
-	x.notRun = &NotRun{Pane: x.req.Pane.PaneID,
+	x.notRun = &NotRun{Pane: x.req.pane.PaneID,
 		Reason: fmt.Sprintf("its shell did not run the typed line; it printed %q", truncate(strings.TrimSpace(said), 300)),
 		Hint:   "Nothing of the command ran. Text already on the shell's command line, or an alias or function of the shell, may have changed the line; check with send_keys and capture_pane, then run the command again."}
 }

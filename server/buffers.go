@@ -108,31 +108,40 @@ type pasteBufferIn struct {
 	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
 	PaneTarget
 	Bracket bool `json:"bracket,omitempty" jsonschema:"Paste with bracketed-paste markers when the program asked for them, so a shell does not run the text line by line."`
+	ToRun
 	Socket
 }
 
-func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (resultOut, error) {
+type pasteBufferOut struct {
+	Result string `json:"result"`
+	Cursor string `json:"cursor" jsonschema:"taken before the paste: wait_for_text (or capture_since) with it sees everything the pane printed after it"`
+}
+
+func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (pasteBufferOut, error) {
 	if err := checkBufferName(in.BufferName); err != nil {
-		return resultOut{}, err
+		return pasteBufferOut{}, err
 	}
 	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
 	if err != nil {
-		return resultOut{}, err
+		return pasteBufferOut{}, err
 	}
 	p := t.pane
 	// The guards of the other input tools: a dead pane, this server's own, a pane a run holds
 	// (the run's output would be pasted, and the pasted line typed into its shell).
-	if _, err := c.inputGuard(ctx, t, false); err != nil {
-		return resultOut{}, err
+	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, "", func() error {
+		args := []string{"paste-buffer", "-b", in.BufferName, "-t", p.PaneID}
+		if in.Bracket {
+			args = append(args, "-p")
+		}
+		if _, err := t.ts.Command(ctx, args...); err != nil {
+			return missingBuffer(err, in.BufferName)
+		}
+		return nil
+	})
+	if err != nil {
+		return pasteBufferOut{}, err
 	}
-	args := []string{"paste-buffer", "-b", in.BufferName, "-t", p.PaneID}
-	if in.Bracket {
-		args = append(args, "-p")
-	}
-	if _, err := t.ts.Command(ctx, args...); err != nil {
-		return resultOut{}, missingBuffer(err, in.BufferName)
-	}
-	return resultOut{Result: "Buffer " + in.BufferName + " pasted into pane " + p.PaneID}, nil
+	return pasteBufferOut{Result: "Buffer " + in.BufferName + " pasted into pane " + p.PaneID, Cursor: cur}, nil
 }
 
 // ---- show_buffer

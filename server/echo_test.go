@@ -10,7 +10,7 @@ import (
 )
 
 func TestEchoModel(t *testing.T) {
-	k := paneKey{daemon: tmux.Identity{PID: 1}, pane: "%1"}
+	k := paneKey{Daemon: tmux.Identity{PID: 1}, Pane: "%1"}
 	t0 := time.Unix(1000, 0)
 	txt := func(s string) echoInput { return echoInput{text: s} }
 	key := func(s string) echoInput { return echoInput{key: s} }
@@ -50,7 +50,7 @@ func TestEchoModel(t *testing.T) {
 
 func TestEchoExpiry(t *testing.T) {
 	var e echoStore
-	k := paneKey{pane: "%1"}
+	k := paneKey{Pane: "%1"}
 	t0 := time.Unix(1000, 0)
 	e.typed(k, []echoInput{{text: "old"}, {key: "Enter"}}, t0)
 	e.typed(k, []echoInput{{text: "new"}}, t0.Add(8*time.Second))
@@ -61,11 +61,11 @@ func TestEchoExpiry(t *testing.T) {
 	if got := e.echoes(k, t0.Add(30*time.Second)); !got.empty() {
 		t.Errorf("after 30 s: %+v, want none", got)
 	}
-	if got := e.echoes(paneKey{pane: "%2"}, t0); !got.empty() {
+	if got := e.echoes(paneKey{Pane: "%2"}, t0); !got.empty() {
 		t.Errorf("other pane: %+v", got)
 	}
 	// Another daemon's pane of the same id is another pane.
-	if got := e.echoes(paneKey{daemon: tmux.Identity{PID: 9}, pane: "%1"}, t0.Add(9*time.Second)); !got.empty() {
+	if got := e.echoes(paneKey{Daemon: tmux.Identity{PID: 9}, Pane: "%1"}, t0.Add(9*time.Second)); !got.empty() {
 		t.Errorf("other daemon: %+v", got)
 	}
 	// Submitted: no longer pending.
@@ -79,7 +79,7 @@ func TestEchoExpiry(t *testing.T) {
 
 func TestEchoBounded(t *testing.T) {
 	var e echoStore
-	k := paneKey{pane: "%1"}
+	k := paneKey{Pane: "%1"}
 	t0 := time.Unix(1000, 0)
 	for i := range 50 {
 		e.typed(k, []echoInput{{text: strings.Repeat("x", i+1)}, {key: "Enter"}}, t0)
@@ -95,7 +95,7 @@ func TestEchoBounded(t *testing.T) {
 		}
 	}
 	for i := range echoPanes + 10 {
-		e.typed(paneKey{pane: "%" + strings.Repeat("9", i%5) + string(rune('a'+i%26)) + strings.Repeat("z", i/26)}, []echoInput{{text: "x"}}, t0)
+		e.typed(paneKey{Pane: "%" + strings.Repeat("9", i%5) + string(rune('a'+i%26)) + strings.Repeat("z", i/26)}, []echoInput{{text: "x"}}, t0)
 	}
 	if n := len(e.panes); n > echoPanes {
 		t.Errorf("%d panes kept", n)

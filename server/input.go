@@ -51,34 +51,65 @@ const (
 // interruptKeys may be sent to a pane reserved by a run: they are how to stop it.
 var interruptKeys = map[string]bool{"C-c": true, "C-\\": true}
 
+// ToRun is the argument of every input tool that says the input is for a command a run
+// started: without it, a pane a run holds is refused.
+type ToRun struct {
+	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"The pane runs a command started by run_shell_command or run_command and this is input for it (an answer to its question, keys for an editor or pager it opened); such a pane is refused without it."`
+}
+
 // inputGuard refuses input into a pane that is dead, that this server runs in, or that a run of
-// this server holds (except interrupt keys, which is how that run is stopped). It returns the
-// pane's key for the echo records.
-func (c *Call) inputGuard(ctx context.Context, t *target, interrupt bool) (paneKey, error) {
+// this server holds (except interrupt keys, which is how that run is stopped, and input the
+// call says is for the running command). It returns the pane's key and whether a run holds it.
+func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool) (paneKey, bool, error) {
 	p := t.pane
 	if p.PaneDead {
-		return paneKey{}, fail("Restart it with respawn_pane, or pick another pane (list_panes).",
+		return paneKey{}, false, fail("Restart it with respawn_pane, or pick another pane (list_panes).",
 			"pane %s is dead: its program exited, so it cannot take input", p.PaneID)
 	}
 	// When unsure (inside this tmux server, but TMUX_PANE unset), refuse like the other guards.
 	if pl := c.callerPlace(ctx, t.ts, nil); pl.on {
 		switch pl.pane {
 		case p.PaneID:
-			return paneKey{}, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
+			return paneKey{}, false, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
 				"refusing to type into pane %s: it is the pane this MCP server runs in, so it would type into the client that is talking to this server", p.PaneID)
 		case "":
-			return paneKey{}, fail(selfHint, "refusing to type into pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", p.PaneID)
+			return paneKey{}, false, fail(selfHint, "refusing to type into pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", p.PaneID)
 		}
 	}
 	id, err := t.ts.Identity(ctx)
 	if err != nil {
-		return paneKey{}, err
+		return paneKey{}, false, err
 	}
-	k := paneKey{daemon: id, pane: p.PaneID}
-	if h, busy := c.srv.state.holder(k); busy && !interrupt {
-		return k, fail(busyHint+" (C-c alone is allowed while it runs.)", "pane %s is busy: %s is still running in it", p.PaneID, h)
+	k := paneKey{Daemon: id, Pane: p.PaneID}
+	h, busy := c.srv.state.holder(k)
+	switch {
+	case busy && !interrupt && !toRun:
+		return k, busy, fail(busyHint+" (C-c alone is allowed while it runs.)", "pane %s is busy: %s is still running in it", p.PaneID, h)
+	case toRun && !busy:
+		return k, busy, fail("Without to_running_command the input goes to whatever the pane runs; run_command and run_shell_command start commands that can take it.",
+			"to_running_command: no command started by run_shell_command or run_command is running in pane %s; nothing was sent", p.PaneID)
 	}
-	return k, nil
+	return k, busy, nil
+}
+
+// typeInto guards input into t's pane and sends it (typed by send): as the running command's
+// input when a run holds the pane (text is then left out of the run's output). It returns a
+// cursor taken before anything was sent, for wait_for_text and capture_since: nothing the pane
+// prints in answer can be missed. The cursor is "" when no stream of the pane could be opened.
+func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, text string, send func() error) (string, error) {
+	k, busy, err := c.inputGuard(ctx, t, interrupt, toRun)
+	if err != nil {
+		return "", err
+	}
+	cur := ""
+	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
+		cur = newCursor(k.Daemon, t.pane, e.gen, e.Watch().Offset()).encode()
+		defer c.srv.read.live.release(e)
+	}
+	if busy && toRun {
+		return cur, c.srv.state.runs.Input(k, text, send)
+	}
+	return cur, send()
 }
 
 // checkText refuses what a terminal cannot receive or a call should not carry.
@@ -185,21 +216,27 @@ func literalCommands(pane, text string) [][]string {
 	return cmds
 }
 
-// sendTo checks the guards and sends s to the resolved pane.
-func (c *Call) sendTo(ctx context.Context, t *target, s keysSend) (string, error) {
-	k, err := c.inputGuard(ctx, t, s.interruptOnly())
-	if err != nil {
-		return "", err
-	}
+// sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
+// cursor taken before it (see typeInto).
+func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
 	cmds, echo, desc := s.commands(t.pane.PaneID)
-	// Recorded before sending: the echo may come back before Exec returns.
-	c.srv.state.echo.typed(k, echo, time.Now())
-	if len(cmds) > 0 {
-		if _, err := t.ts.Exec(ctx, cmds...); err != nil {
-			return "", err
-		}
+	text := ""
+	if !s.plan.isKeys() {
+		text = s.plan.text
 	}
-	return desc, nil
+	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, text, func() error {
+		id, err := t.ts.Identity(ctx)
+		if err != nil {
+			return err
+		}
+		// Recorded before sending: the echo may come back before Exec returns.
+		c.srv.state.echo.typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, echo, time.Now())
+		if len(cmds) > 0 {
+			_, err = t.ts.Exec(ctx, cmds...)
+		}
+		return err
+	})
+	return desc, cur, err
 }
 
 // ---- send_keys
@@ -210,12 +247,14 @@ type sendKeysIn struct {
 	Enter           bool `json:"enter,omitempty" jsonschema:"Press Enter after the keys; pass false to send control keys (C-c) alone."`
 	Literal         bool `json:"literal,omitempty" jsonschema:"Type keys as text even when it reads as key names."`
 	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space, which shells configured to ignore such lines (HISTCONTROL=ignorespace, zsh HIST_IGNORE_SPACE) keep out of history. Ignored for key names."`
+	ToRun
 	Socket
 }
 
 type sendKeysOut struct {
 	PaneID string `json:"pane_id"`
 	Sent   string `json:"sent" jsonschema:"what was sent, e.g. text \"ls\" + Enter, or keys C-c"`
+	Cursor string `json:"cursor" jsonschema:"taken before the first key: wait_for_text (or capture_since) with it sees everything the pane printed after the input"`
 }
 
 func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error) {
@@ -227,11 +266,11 @@ func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error)
 	if err != nil {
 		return sendKeysOut{}, err
 	}
-	desc, err := c.sendTo(ctx, t, s)
+	desc, cur, err := c.sendTo(ctx, t, s, in.ToRunningCommand)
 	if err != nil {
 		return sendKeysOut{}, err
 	}
-	return sendKeysOut{PaneID: t.pane.PaneID, Sent: desc}, nil
+	return sendKeysOut{PaneID: t.pane.PaneID, Sent: desc, Cursor: cur}, nil
 }
 
 // ---- send_keys_batch
@@ -245,6 +284,7 @@ type keysOperation struct {
 	Enter           *bool   `json:"enter,omitempty" jsonschema:"Press Enter after the keys (default true)."`
 	Literal         *bool   `json:"literal,omitempty" jsonschema:"Type keys as text (default false)."`
 	SuppressHistory *bool   `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space (default false)."`
+	ToRun
 }
 
 type sendKeysBatchIn struct {
@@ -260,6 +300,7 @@ type batchKeysRow struct {
 	Success        bool    `json:"success"`
 	Error          *string `json:"error" jsonschema:"why the operation failed, and what to do instead; null on success"`
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Cursor         string  `json:"cursor,omitempty" jsonschema:"taken before this operation's first key (see send_keys)"`
 }
 
 type sendKeysBatchOut struct {
@@ -302,7 +343,7 @@ func sendKeysBatch(ctx context.Context, c *Call, in *sendKeysBatchIn) (sendKeysB
 		if bctx.Err() != nil && ctx.Err() == nil {
 			err = fail("Raise timeout, or split the batch.", "send_keys_batch exceeded its timeout of %gs before this operation", *in.Timeout)
 		} else {
-			row.PaneID, err = c.batchSend(bctx, op, in.SocketName)
+			row.PaneID, row.Cursor, err = c.batchSend(bctx, op, in.SocketName)
 			if err != nil && bctx.Err() != nil && ctx.Err() == nil {
 				err = fail("Raise timeout, or split the batch.", "send_keys_batch exceeded its timeout of %gs during this operation (it may or may not have been sent)", *in.Timeout)
 			}
@@ -328,7 +369,7 @@ func sendKeysBatch(ctx context.Context, c *Call, in *sendKeysBatchIn) (sendKeysB
 	return out, nil
 }
 
-func (c *Call) batchSend(ctx context.Context, op keysOperation, sock *string) (*string, error) {
+func (c *Call) batchSend(ctx context.Context, op keysOperation, sock *string) (*string, string, error) {
 	flag := func(p *bool, def bool) bool {
 		if p == nil {
 			return def
@@ -337,15 +378,15 @@ func (c *Call) batchSend(ctx context.Context, op keysOperation, sock *string) (*
 	}
 	s, err := prepareKeys(op.Keys, flag(op.Enter, true), flag(op.Literal, false), flag(op.SuppressHistory, false))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	t, err := c.pane(ctx, PaneTarget{PaneID: op.PaneID, SessionName: op.SessionName, SessionID: op.SessionID, WindowID: op.WindowID}, sock)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	pane := t.pane.PaneID
-	_, err = c.sendTo(ctx, t, s)
-	return &pane, err
+	_, cur, err := c.sendTo(ctx, t, s, op.ToRunningCommand)
+	return &pane, cur, err
 }
 
 // ---- paste_text
@@ -354,12 +395,14 @@ type pasteTextIn struct {
 	Text string `json:"text" jsonschema:"The text to paste, as is (multi-line, quotes, Unicode)."`
 	PaneTarget
 	Bracket bool `json:"bracket,omitempty" jsonschema:"Use bracketed paste when the program in the pane asked for it (shells then do not run the lines as they arrive)."`
+	ToRun
 	Socket
 }
 
 type pasteTextOut struct {
 	PaneID string `json:"pane_id"`
 	Bytes  int    `json:"bytes" jsonschema:"bytes pasted"`
+	Cursor string `json:"cursor" jsonschema:"taken before the paste: wait_for_text (or capture_since) with it sees everything the pane printed after it"`
 }
 
 // privateBufferName is a buffer name in this server's namespace: libtmux_mcp_<32 hex>_<logical>.
@@ -380,10 +423,6 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 	if err != nil {
 		return pasteTextOut{}, err
 	}
-	k, err := c.inputGuard(ctx, t, false)
-	if err != nil {
-		return pasteTextOut{}, err
-	}
 	name := privateBufferName("paste")
 	ts := t.ts
 	c.srv.state.addBuffer(ts, name)
@@ -397,19 +436,29 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 		}
 		c.srv.state.removeBuffer(ts, name)
 	}()
-	// load-buffer reads the text from stdin: no temporary file, nothing on a command line.
-	if _, err := ts.Spawn(ctx, []byte(in.Text), "load-buffer", "-b", name, "-"); err != nil {
-		return pasteTextOut{}, fmt.Errorf("loading the text into a tmux buffer: %w", err)
-	}
-	c.srv.state.echo.typed(k, []echoInput{{text: in.Text}}, time.Now())
-	args := []string{"paste-buffer", "-b", name, "-d"}
-	if in.Bracket {
-		args = append(args, "-p")
-	}
-	args = append(args, "-t", t.pane.PaneID)
-	if _, err := ts.Exec(ctx, args); err != nil {
+	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, in.Text, func() error {
+		// load-buffer reads the text from stdin: no temporary file, nothing on a command line.
+		if _, err := ts.Spawn(ctx, []byte(in.Text), "load-buffer", "-b", name, "-"); err != nil {
+			return fmt.Errorf("loading the text into a tmux buffer: %w", err)
+		}
+		id, err := ts.Identity(ctx)
+		if err != nil {
+			return err
+		}
+		c.srv.state.echo.typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, []echoInput{{text: in.Text}}, time.Now())
+		args := []string{"paste-buffer", "-b", name, "-d"}
+		if in.Bracket {
+			args = append(args, "-p")
+		}
+		args = append(args, "-t", t.pane.PaneID)
+		if _, err := ts.Exec(ctx, args); err != nil {
+			return err
+		}
+		pasted = true // -d deleted the buffer
+		return nil
+	})
+	if err != nil {
 		return pasteTextOut{}, err
 	}
-	pasted = true // -d deleted the buffer
-	return pasteTextOut{PaneID: t.pane.PaneID, Bytes: len(in.Text)}, nil
+	return pasteTextOut{PaneID: t.pane.PaneID, Bytes: len(in.Text), Cursor: cur}, nil
 }

@@ -26,18 +26,6 @@ func resultText(r *mcp.CallToolResult) string {
 func TestInputRefusesReservedPane(t *testing.T) {
 	s, tmx, pane := newTestServer(t, policy.Mutating)
 	ctx := context.Background()
-	ts, err := s.tmuxFor(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ts.Identity(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := paneKey{daemon: id, pane: pane}
-	if err := s.state.reserve(k, `run_shell_command "make all"`); err != nil {
-		t.Fatal(err)
-	}
 	call := func(tool string, args map[string]any) *mcp.CallToolResult {
 		t.Helper()
 		raw, _ := json.Marshal(args)
@@ -46,6 +34,10 @@ func TestInputRefusesReservedPane(t *testing.T) {
 			t.Fatal(err)
 		}
 		return res
+	}
+	// A run that outlives its call holds the pane.
+	if res := call("run_shell_command", map[string]any{"paneId": pane, "command": "sleep 30 # make all", "timeoutMs": 300}); res.IsError {
+		t.Fatal(resultText(res))
 	}
 	for _, tc := range []struct {
 		tool string
@@ -56,7 +48,7 @@ func TestInputRefusesReservedPane(t *testing.T) {
 		{"paste_text", map[string]any{"pane_id": pane, "text": "echo hi"}},
 	} {
 		res := call(tc.tool, tc.args)
-		if msg := resultText(res); !res.IsError || !strings.Contains(msg, `run_shell_command "make all"`) || !strings.Contains(msg, "busy") {
+		if msg := resultText(res); !res.IsError || !strings.Contains(msg, `run_shell_command "sleep 30 # make all"`) || !strings.Contains(msg, "busy") {
 			t.Errorf("%s(%v) into a reserved pane: %s", tc.tool, tc.args, msg)
 		}
 	}
@@ -68,9 +60,12 @@ func TestInputRefusesReservedPane(t *testing.T) {
 		t.Errorf("C-c into a reserved pane must be allowed: %s", resultText(res))
 	}
 	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "^C") })
-	s.state.release(k)
+	// C-c ended the run: the pane is free.
+	if res := call("wait_for_run", map[string]any{"pane_id": pane, "timeout": 10}); res.IsError {
+		t.Errorf("wait_for_run: %s", resultText(res))
+	}
 	if res := call("send_keys", map[string]any{"pane_id": pane, "keys": "echo free"}); res.IsError {
-		t.Errorf("after release: %s", resultText(res))
+		t.Errorf("after the run ended: %s", resultText(res))
 	}
 	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "\nfree") })
 }

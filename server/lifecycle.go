@@ -504,7 +504,15 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if _, err := t.ts.Command(ctx, args...); err != nil {
 		return PaneInfo{}, err
 	}
+	c.endRun(ctx, t.ts, in.PaneID) // the new process will never print the run's end
 	return c.paneByID(ctx, t.ts, in.PaneID)
+}
+
+// endRun ends at once the run that held a pane now killed or respawned.
+func (c *Call) endRun(ctx context.Context, ts *tmux.Server, pane string) {
+	if id, err := ts.Identity(ctx); err == nil {
+		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: pane})
+	}
 }
 
 // ---- kill_pane
@@ -525,8 +533,12 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("kill", in.PaneID); err != nil {
 		return resultOut{}, err
 	}
+	id, idErr := t.ts.Identity(ctx) // before the kill: it may end the server
 	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
 		return resultOut{}, err
+	}
+	if idErr == nil {
+		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: in.PaneID})
 	}
 	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
 }

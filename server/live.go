@@ -44,7 +44,7 @@ func (lr *liveReads) acquire(ctx context.Context, ts *tmux.Server, k paneKey) (*
 	if e := lr.take(k); e != nil {
 		return e, nil
 	}
-	w, err := ts.WatchPane(ctx, k.pane)
+	w, err := ts.WatchPane(ctx, k.Pane)
 	if err != nil {
 		return nil, err
 	}

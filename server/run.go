@@ -26,6 +26,7 @@ func runTools() []*Tool {
 			OutputJSON: runShellOutputSchema},
 			runShellCommand),
 		runCommandTool(true),
+		waitForRunTool(),
 	}
 }
 
@@ -108,27 +109,28 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		}
 		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
 	}
-	ident, err := ts.Identity(ctx)
-	if err != nil {
-		return p, res, err
-	}
-	busy := func(pane string) (string, bool) { return c.srv.state.holder(paneKey{daemon: ident, pane: pane}) }
-	p, err = runner.Check(snap, p.PaneID, runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, Busy: busy})
-	if err != nil {
-		return p, res, refusal(a.tool, err)
-	}
-	k := paneKey{daemon: ident, pane: p.PaneID}
-	if err := c.srv.state.reserve(k, fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60))); err != nil {
-		return p, res, err
-	}
 	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
-		Pane: p, Command: a.command,
-		Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
-		Release: func() { c.srv.state.release(k) },
+		Snapshot: snap, PaneID: p.PaneID,
+		Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force},
+		Holder:  fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60)),
+		Command: a.command, Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
+		Progress: c.runProgress(ctx, p.PaneID, a.timeout),
 	})
 	ended(res, err)
 	return p, res, refusal(a.tool, err)
+}
+
+// runProgress sends notifications/progress about every second while a run waits, when the
+// request asked for them, with what the command printed so far.
+func (c *Call) runProgress(ctx context.Context, pane string, timeout time.Duration) func(runner.Progress) {
+	if !c.hasProgressToken() {
+		return nil
+	}
+	return func(p runner.Progress) {
+		el := p.Elapsed.Seconds()
+		c.Progress(ctx, el, timeout.Seconds(), fmt.Sprintf("Running in pane %s: %.0fs elapsed, %d bytes printed", pane, el, p.Printed))
+	}
 }
 
 // refusal turns a preflight refusal into a tool error with what to do instead.
@@ -214,6 +216,8 @@ type runShellOut struct {
 	StillRunning           bool   `json:"stillRunning"`
 
 	maxLines int
+	waiting  bool   // the command waits for input (the seed's fields have no room for it)
+	prompt   string // the last line it printed then
 }
 
 func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut, error) {
@@ -250,6 +254,8 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		ReturnedBytes:          len(res.Output),
 		StillRunning:           res.StillRunning,
 		maxLines:               maxLines,
+		waiting:                res.WaitingForInput,
+		prompt:                 res.Prompt,
 	}, nil
 }
 
@@ -277,7 +283,10 @@ func (o runShellOut) Text() string {
 		b.WriteString(o.Output)
 		b.WriteString("\n\n")
 	}
-	wait := fmt.Sprintf("Wait for it with wait_for_text on pane %s (for example for the shell prompt), or stop it with send_keys keys=\"C-c\" enter=false; the pane stays reserved until it ends.", o.PaneID)
+	wait := fmt.Sprintf("wait_for_run pane_id=%s returns its exit status and output when it ends; send_keys pane_id=%s keys=\"C-c\" enter=false stops it; the pane stays reserved until it ends.", o.PaneID, o.PaneID)
+	if o.waiting {
+		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). ", truncate(o.prompt, 200), o.PaneID) + wait
+	}
 	switch runner.Outcome(o.Outcome) {
 	case runner.Completed:
 		fmt.Fprintf(&b, "[exit %d]", *o.ExitStatus)
@@ -311,6 +320,8 @@ type runCommandOut struct {
 	OutputTruncated      bool     `json:"output_truncated" jsonschema:"some output is not in output (max_lines, the size limit, or output that went by too fast)"`
 	OutputTruncatedLines int      `json:"output_truncated_lines" jsonschema:"lines withheld by max_lines"`
 	EffectiveTimeout     float64  `json:"effective_timeout" jsonschema:"the timeout actually used, in seconds"`
+	WaitingForInput      bool     `json:"waiting_for_input" jsonschema:"still running and blocked reading the terminal (a question, a password prompt, an editor): answer with send_keys or paste_text to_running_command=true"`
+	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -322,7 +333,7 @@ func runCommandTool(suppress bool) *Tool {
 	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true, Variant: variant,
 		Description: "Run a shell command in a tmux pane's shell, wait for it to finish, and return its exit status and only its own output lines (never the prompt or the echo of what was typed). " +
 			"The pane is resolved from pane_id, else the window's or session's active pane. The command runs in a subshell, so cd and export do not persist. " +
-			"On timeout the command keeps running (timed_out true) and the pane stays reserved until it ends: wait with wait_for_text or stop it with send_keys C-c; do not run it again.",
+			"On timeout the command keeps running (timed_out true) and the pane stays reserved until it ends: get its exit status and output with wait_for_run, answer a question it asks with send_keys to_running_command=true, or stop it with send_keys C-c; do not run it again.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},
 		runCommand)
 	t.variant = func(o *Options) *Tool {
@@ -363,21 +374,94 @@ func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, 
 		return runCommandOut{}, fail("Its output and exit status are lost; list the panes (list_panes) and run the command in a live one.",
 			"run_command: pane %s is gone (the pane or its tmux server exited) before the command finished", p.PaneID)
 	case runner.Cancelled:
-		return runCommandOut{}, fail(fmt.Sprintf("The command may still be running in pane %s; wait for it with wait_for_text or stop it with send_keys C-c.", p.PaneID),
+		return runCommandOut{}, fail(fmt.Sprintf("The command may still be running in pane %s; wait_for_run pane_id=%s returns its exit status and output when it ends, send_keys keys=\"C-c\" enter=false stops it.", p.PaneID, p.PaneID),
 			"run_command was cancelled")
 	}
+	out := commandOut(p.PaneID, res, timeout)
+	out.ElapsedSeconds = time.Since(start).Seconds()
+	return out, nil
+}
+
+// commandOut maps a run's result onto run_command's fields (wait_for_run's too).
+func commandOut(pane string, res runner.Result, timeout time.Duration) runCommandOut {
 	out := runCommandOut{
-		PaneID:               p.PaneID,
+		PaneID:               pane,
 		ExitStatus:           res.ExitStatus,
-		TimedOut:             res.Outcome == runner.TimedOut,
-		ElapsedSeconds:       time.Since(start).Seconds(),
+		TimedOut:             res.StillRunning,
+		ElapsedSeconds:       res.Elapsed.Seconds(),
 		Output:               res.Lines,
 		OutputTruncated:      res.DroppedLines > 0 || res.OmittedBytes > 0 || res.MissedBytes > 0,
 		OutputTruncatedLines: res.DroppedLines,
 		EffectiveTimeout:     timeout.Seconds(),
+		WaitingForInput:      res.WaitingForInput,
+		Prompt:               res.Prompt,
 	}
 	if out.Output == nil {
 		out.Output = []string{}
+	}
+	return out
+}
+
+// ---- wait_for_run
+
+type waitForRunIn struct {
+	PaneTarget
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait for the run to end; clamped to the server's wait ceiling. 0 returns at once with where it stands."`
+	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"Keep at most this many output lines, from the end (null: as the run kept them)."`
+	Socket
+}
+
+type waitForRunOut struct {
+	runCommandOut
+	Command      string `json:"command" jsonschema:"the command of the run"`
+	Outcome      string `json:"outcome" jsonschema:"completed, pane_died (the pane exited, was killed or respawned before the end), or running"`
+	MissedBytes  int64  `json:"missed_bytes" jsonschema:"output that went by before it could be read"`
+	StillRunning bool   `json:"still_running" jsonschema:"the run has not ended yet (timed_out says the same)"`
+}
+
+func waitForRunTool() *Tool {
+	return define(spec{Name: "wait_for_run", Title: "Wait for a Run in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
+		Description: "Wait for the command a run_shell_command or run_command started in a pane to end (one that timed out or was cancelled keeps running), " +
+			"and return its exit status and output as run_command does; with a run already over, return its result at once. " +
+			"It never runs anything: the pane's last run since this server started is the one reported.",
+		Input: edits(def("timeout", 30.0), minimum("timeout", 0), minimum("max_lines", 1))},
+		waitForRun)
+}
+
+func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, error) {
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return waitForRunOut{}, err
+	}
+	id, err := t.ts.Identity(ctx)
+	if err != nil {
+		return waitForRunOut{}, err
+	}
+	pane := t.pane.PaneID
+	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
+	if rec == nil {
+		return waitForRunOut{}, fail("Run a command there with run_shell_command or run_command; for output typed with send_keys, use wait_for_text.",
+			"pane %s has no run of this server to wait for", pane)
+	}
+	secs := in.Timeout
+	if math.IsNaN(secs) || secs > c.srv.opts.WaitMax.Seconds() {
+		secs = c.srv.opts.WaitMax.Seconds()
+	}
+	timeout := c.srv.clampWait(time.Duration(secs * float64(time.Second)))
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	res := c.srv.state.runs.Await(wctx, rec, c.runProgress(ctx, pane, timeout))
+	cancel()
+	if ctx.Err() != nil {
+		return waitForRunOut{}, ctx.Err()
+	}
+	if in.MaxLines != nil && len(res.Lines) > *in.MaxLines {
+		res.DroppedLines += len(res.Lines) - *in.MaxLines
+		res.Lines = res.Lines[len(res.Lines)-*in.MaxLines:]
+	}
+	out := waitForRunOut{runCommandOut: commandOut(pane, res, timeout), Command: rec.Command,
+		Outcome: string(res.Outcome), MissedBytes: res.MissedBytes, StillRunning: res.StillRunning}
+	if res.StillRunning {
+		out.Outcome = "running"
 	}
 	return out, nil
 }

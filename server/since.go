@@ -108,7 +108,7 @@ func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
 // stream is gone) and returns the lines, a cursor at the end of what it read, and whether
 // output was missed. It waits up to wait for new output when there is none.
 func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor, wait time.Duration) (CaptureSinceOut, error) {
-	key := paneKey{daemon: id, pane: p.PaneID}
+	key := paneKey{Daemon: id, Pane: p.PaneID}
 	mk := func(gen uint64, off int64) string { return newCursor(id, p, gen, off).encode() }
 	for attempt := 0; ; attempt++ {
 		e, err := s.read.live.acquire(ctx, ts, key)
@@ -225,7 +225,7 @@ func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines,
 // stream's end (lost reports that the cursor's stream is gone, so output since it was missed).
 // cur must have passed checkCursor. New cursors are newCursor(id, p, e.gen, offset).encode().
 func (s *Server) streamFrom(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor) (e *liveEntry, off int64, lost bool, err error) {
-	e, err = s.read.live.acquire(ctx, ts, paneKey{daemon: id, pane: p.PaneID})
+	e, err = s.read.live.acquire(ctx, ts, paneKey{Daemon: id, Pane: p.PaneID})
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("%w: %w", errNoStream, err)
 	}

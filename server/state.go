@@ -2,63 +2,35 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/tmux-mcp/tmux-mcp/runner"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// state is the per-process bookkeeping shared by the tools: pane reservations of unfinished
-// runs, and the private buffers this server created.
+// state is the per-process bookkeeping shared by the tools: the runs (which also hold the
+// panes they run in), and the private buffers this server created.
 type state struct {
-	mu       sync.Mutex
-	reserved map[paneKey]string // pane -> what holds it (e.g. `run_shell_command "make"`)
-	buffers  map[*tmux.Server]map[string]bool
-	runs     *runner.Runner // run_shell_command and run_command: the wrapper scripts' directory
+	mu      sync.Mutex
+	buffers map[*tmux.Server]map[string]bool
+	runs    *runner.Runner // run_shell_command and run_command: reservations, records, scripts
 
 	echo     echoStore    // what the input tools typed, so wait_for_text skips its echo (echo.go)
 	channels channelWaits // wait-for clients listening for wait_for_channel (channels.go)
 }
 
 // paneKey names a pane on one daemon: a restarted server reuses pane ids.
-type paneKey struct {
-	daemon tmux.Identity
-	pane   string
-}
+type paneKey = runner.Key
 
 func newState() *state {
-	return &state{reserved: map[paneKey]string{}, buffers: map[*tmux.Server]map[string]bool{}, runs: runner.New()}
+	return &state{buffers: map[*tmux.Server]map[string]bool{}, runs: runner.New()}
 }
 
 // busyHint says what to do about a pane reserved by an unfinished run.
-const busyHint = "Wait for it with wait_for_text, or interrupt it with send_keys keys=\"C-c\" enter=false, then try again."
-
-// reserve takes a pane for a run; it fails naming the holder when the pane is taken.
-func (st *state) reserve(k paneKey, holder string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if h, ok := st.reserved[k]; ok {
-		return fail(busyHint,
-			"pane %s is busy: %s is still running in it", k.pane, h)
-	}
-	st.reserved[k] = holder
-	return nil
-}
-
-func (st *state) release(k paneKey) {
-	st.mu.Lock()
-	delete(st.reserved, k)
-	st.mu.Unlock()
-}
+const busyHint = "Wait for it to end with wait_for_run, or interrupt it with send_keys keys=\"C-c\" enter=false; to answer a question it asks, pass to_running_command=true to send_keys or paste_text."
 
 // holder returns what reserves the pane, if anything.
-func (st *state) holder(k paneKey) (string, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	h, ok := st.reserved[k]
-	return h, ok
-}
+func (st *state) holder(k paneKey) (string, bool) { return st.runs.Holder(k) }
 
 func (st *state) addBuffer(ts *tmux.Server, name string) {
 	st.mu.Lock()
@@ -90,4 +62,3 @@ func (st *state) cleanup(ctx context.Context, s *Server) {
 	}
 }
 
-func (k paneKey) String() string { return fmt.Sprintf("%s@%d", k.pane, k.daemon.PID) }

@@ -21,7 +21,7 @@ var toolsetTools = map[string][]string{
 	// Reads of tmux state and pane content, and waits.
 	"inspect": {"list_servers", "list_sessions", "get_server_info", "list_windows", "get_session_info", "list_panes",
 		"get_window_info", "get_pane_info", "snapshot_pane", "capture_pane", "capture_since", "search_panes",
-		"display_message", "find_pane_by_position", "screenshot_pane", "wait_for_text", "list_recordings", "show_option",
+		"display_message", "find_pane_by_position", "screenshot_pane", "wait_for_text", "wait_for_run", "list_recordings", "show_option",
 		"show_environment", "show_hooks", "show_hook", "show_buffer", "call_readonly_tools_batch"},
 	// Changes to tmux state that type nothing and start nothing.
 	"manage": {"rename_session", "rename_window", "select_window", "select_pane", "select_layout", "resize_window",

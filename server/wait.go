@@ -160,7 +160,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 
 	// The pane's stream is shared with capture_since and kept open between calls, so a
 	// cursor of either tool resumes it.
-	key := paneKey{daemon: id, pane: paneID}
+	key := paneKey{Daemon: id, Pane: paneID}
 	live := &c.srv.read.live
 	e, err := live.acquire(ctx, t.ts, key)
 	if err != nil {

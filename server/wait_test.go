@@ -73,7 +73,7 @@ func TestWaitMatcherEcho(t *testing.T) {
 		raw  string
 	}{{"fish", fishRaw}, {"zsh", zshRaw}} {
 		var es echoStore
-		k := paneKey{pane: "%1"}
+		k := paneKey{Pane: "%1"}
 		es.typed(k, []echoInput{{text: longEcho}, {key: "Enter"}}, time.Now())
 		re := regexp.MustCompile("(?i)LONGMARK")
 		// Fed whole, a line at a time, and (zsh) one byte at a time: fish draws each row in

@@ -54,6 +54,11 @@ var tabRun = []byte{tab}
 type Filter struct {
 	// MaxLine caps a line in bytes; DefaultMaxLine when <= 0.
 	MaxLine int
+	// SkipAlternate drops what is drawn on the alternate screen (between ESC [ ? 1049 h and
+	// ESC [ ? 1049 l, or 1047, or 47): a full-screen program's display, which leaves no lines
+	// behind when it exits.
+	SkipAlternate bool
+	alt           bool // on the alternate screen
 
 	state     uint8
 	crPending bool // a CR was seen: the next character restarts the line
@@ -158,6 +163,9 @@ func (f *Filter) control(c byte) {
 	if f.hold.Len() > 0 {
 		f.flushHold()
 	}
+	if f.alt && f.SkipAlternate && c != esc {
+		return
+	}
 	switch c {
 	case lf:
 		f.endLine()
@@ -177,9 +185,17 @@ func (f *Filter) control(c byte) {
 	}
 }
 
-// csiFinal acts on the erase-in-line sequences that matter for line text.
+// csiFinal acts on the erase-in-line sequences that matter for line text, and notes switches
+// to and from the alternate screen.
 func (f *Filter) csiFinal(c byte) {
-	if c != 'K' || f.csiOther {
+	if (c == 'h' || c == 'l') && f.csiOther {
+		switch f.csiArg {
+		case 1049, 1047, 47:
+			f.alt = c == 'h'
+		}
+		return
+	}
+	if c != 'K' || f.csiOther || f.alt && f.SkipAlternate {
 		return
 	}
 	arg := f.csiArg
@@ -195,6 +211,9 @@ func (f *Filter) csiFinal(c byte) {
 // reaches the end of the chunk, so an incomplete UTF-8 sequence may still be
 // completed by the next chunk and is held back.
 func (f *Filter) text(run []byte, atEnd bool) {
+	if f.alt && f.SkipAlternate {
+		return
+	}
 	if f.crPending {
 		f.crPending = false
 		f.cur = f.cur[:0]

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"reflect"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -238,5 +239,17 @@ func TestTailBytes(t *testing.T) {
 		if got := TailBytes(tt.in, tt.n); got != tt.want {
 			t.Errorf("TailBytes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+func TestFilterSkipAlternate(t *testing.T) {
+	in := "before\r\n\x1b[?1049h\x1b[H\x1b[2Jfull screen\r\ntext\x1b[?1049lafter\r\n"
+	f := Filter{SkipAlternate: true}
+	f.Write([]byte(in))
+	if got := fmt.Sprint(f.Lines()); got != "[before after]" {
+		t.Errorf("SkipAlternate: %s", got)
+	}
+	if got := fmt.Sprint(Clean([]byte(in))); !strings.Contains(got, "full screen") {
+		t.Errorf("without it the alternate screen's text stays: %s", got)
 	}
 }

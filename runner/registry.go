@@ -1,0 +1,229 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// Key names a pane on one tmux daemon: a restarted server reuses pane ids.
+type Key struct {
+	Daemon tmux.Identity
+	Pane   string
+}
+
+func (k Key) String() string { return fmt.Sprintf("%s@%d", k.Pane, k.Daemon.PID) }
+
+// Record is one run, kept after it ended until the next run in its pane: a run that outlived
+// its call (timed out, cancelled) can be waited for and its result read later.
+type Record struct {
+	Key     Key
+	Holder  string // names the run while it holds the pane, e.g. `run_shell_command "make"`
+	Command string
+	Started time.Time
+
+	done chan struct{} // closed once the command ended (or the run was given up)
+
+	mu    sync.Mutex
+	live  *run    // while it runs
+	final *Result // once it ended
+}
+
+// Done is closed once the command ended: its end marker came, its pane died or was
+// respawned, or (without one) the shell was seen back at its prompt.
+func (rec *Record) Done() <-chan struct{} { return rec.done }
+
+// Result returns the run's result: the final one once Done is closed, else what it has
+// printed so far with Outcome TimedOut and StillRunning set (WaitingForInput says whether its
+// foreground program waits to read the terminal).
+func (rec *Record) Result() Result {
+	rec.mu.Lock()
+	final, x := rec.final, rec.live
+	rec.mu.Unlock()
+	if final != nil {
+		return *final
+	}
+	if x == nil {
+		return Result{Outcome: TimedOut, StillRunning: true}
+	}
+	res := x.snapshot()
+	res.Outcome, res.StillRunning = TimedOut, true
+	res.Elapsed = time.Since(rec.Started)
+	return res
+}
+
+// registry holds the runs of a Runner by pane: the one holding a pane (reserved) and the last
+// one of every pane (records).
+type registry struct {
+	mu       sync.Mutex
+	reserved map[Key]*Record
+	records  map[Key]*Record
+}
+
+// reserve takes the pane for a new run; it fails naming the holder when the pane is taken.
+func (g *registry) reserve(k Key, holder, command string) (*Record, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.reserved == nil {
+		g.reserved, g.records = map[Key]*Record{}, map[Key]*Record{}
+	}
+	if h, ok := g.reserved[k]; ok {
+		return nil, &Refusal{Reason: Busy, Pane: k.Pane, Holder: h.Holder}
+	}
+	rec := &Record{Key: k, Holder: holder, Command: command, Started: time.Now(), done: make(chan struct{})}
+	g.reserved[k] = rec
+	return rec, nil
+}
+
+// attach makes rec the pane's record once something ran (the line was entered).
+func (g *registry) attach(rec *Record) {
+	g.mu.Lock()
+	g.records[rec.Key] = rec
+	g.mu.Unlock()
+}
+
+// end frees the pane and keeps res as the record's final result (res is nil when nothing
+// ran: the previous record stays).
+func (g *registry) end(rec *Record, res *Result) {
+	g.mu.Lock()
+	if g.reserved[rec.Key] == rec {
+		delete(g.reserved, rec.Key)
+	}
+	g.mu.Unlock()
+	rec.mu.Lock()
+	if rec.final == nil {
+		if res == nil {
+			res = &Result{Outcome: PaneDied}
+		}
+		rec.final, rec.live = res, nil
+		close(rec.done)
+	}
+	rec.mu.Unlock()
+}
+
+// holder returns what reserves the pane, if anything.
+func (g *registry) holder(k Key) (string, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if rec, ok := g.reserved[k]; ok {
+		return rec.Holder, true
+	}
+	return "", false
+}
+
+func (g *registry) current(k Key) *Record {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reserved[k]
+}
+
+func (g *registry) last(k Key) *Record {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if rec, ok := g.reserved[k]; ok && rec.live != nil {
+		return rec
+	}
+	return g.records[k]
+}
+
+// Holder returns what holds pane k (a run of this Runner), if anything: other input into the
+// pane is refused meanwhile, except as input for the running command (Input).
+func (r *Runner) Holder(k Key) (string, bool) { return r.reg.holder(k) }
+
+// Last returns the run holding pane k, else the last run that ran there, else nil.
+func (r *Runner) Last(k Key) *Record { return r.reg.last(k) }
+
+// Await waits until rec ended or ctx is done, and returns its result (see Record.Result). It
+// sends progress about every second while it waits, when progress is not nil.
+func (r *Runner) Await(ctx context.Context, rec *Record, progress func(Progress)) Result {
+	stop := startProgress(progress, func() Progress { return rec.progress() })
+	defer stop()
+	select {
+	case <-rec.done:
+	case <-ctx.Done():
+	}
+	return rec.Result()
+}
+
+// Abandon ends the run holding pane k now, with outcome PaneDied: its pane was killed or
+// respawned, so its end marker will never come. It reports whether a run held the pane.
+func (r *Runner) Abandon(k Key) bool {
+	rec := r.reg.current(k)
+	if rec == nil {
+		return false
+	}
+	rec.mu.Lock()
+	x := rec.live
+	rec.mu.Unlock()
+	if x != nil {
+		x.abandon()
+	} else {
+		r.reg.end(rec, nil)
+	}
+	return true
+}
+
+// Input sends keys (typed by send) to the command a run holds pane k with, as its input: an
+// answer to its prompt, keys for a full-screen program it started. The terminal's echo of text
+// is left out of the run's output. It fails when no run holds the pane.
+func (r *Runner) Input(k Key, text string, send func() error) error {
+	rec := r.reg.current(k)
+	if rec == nil {
+		return fmt.Errorf("no run holds pane %s", k.Pane)
+	}
+	rec.mu.Lock()
+	x := rec.live
+	rec.mu.Unlock()
+	if x == nil {
+		return fmt.Errorf("the run in pane %s has not started its command yet", k.Pane)
+	}
+	x.expectEcho(text)
+	return send()
+}
+
+// Progress is what a run has done so far.
+type Progress struct {
+	Elapsed time.Duration
+	Printed int64 // bytes the command printed
+}
+
+func (rec *Record) progress() Progress {
+	rec.mu.Lock()
+	x := rec.live
+	rec.mu.Unlock()
+	p := Progress{Elapsed: time.Since(rec.Started)}
+	if x != nil {
+		p.Printed = x.printed()
+	}
+	return p
+}
+
+// startProgress calls send with what get returns about every second until stop is called.
+func startProgress(send func(Progress), get func() Progress) (stop func()) {
+	if send == nil {
+		return func() {}
+	}
+	t := time.NewTicker(time.Second)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-t.C:
+				send(get())
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		t.Stop()
+		close(done)
+		wg.Wait()
+	}
+}
