@@ -295,17 +295,17 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 
 // run is one run in progress.
 type run struct {
-	r       *Runner
-	ts      *tmux.Server
-	w       *stream.Watch
-	off     int64
-	col     *collector
-	req     Request
-	sh      shellrun.Shell
-	shell   int // pid of the interactive shell (0: unknown)
-	id      string
-	path    string
-	rec     *Record
+	r     *Runner
+	ts    *tmux.Server
+	w     *stream.Watch
+	off   int64
+	col   *collector
+	req   Request
+	sh    shellrun.Shell
+	shell int // pid of the interactive shell (0: unknown)
+	id    string
+	path  string
+	rec   *Record
 	// gone is cancelled by abandon (the pane was killed or respawned): every wait ends.
 	gone context.Context
 	give context.CancelFunc

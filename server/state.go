@@ -61,4 +61,3 @@ func (st *state) cleanup(ctx context.Context, s *Server) {
 		}
 	}
 }
-

@@ -2,8 +2,8 @@ package stream
 
 import (
 	"bytes"
-	"reflect"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
