@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -604,11 +605,50 @@ func TestRunWatchedPane(t *testing.T) {
 	c.Fail("run_shell_command", map[string]any{"paneId": pane, "command": "echo hi", "force": true})
 }
 
+// TestRunWatchedReadOnly: a read-only client (tmux attach -r) only watches: runs go ahead in
+// the panes it shows, while a client that can type keeps them refused, with advice that works;
+// an operator's LIBTMUX_MCP_ALLOW_WATCHED=1 lifts the guard.
+func TestRunWatchedReadOnly(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/usr/bin/script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	c := start(t)
+	_, pane := c.Tmx.NewSession("ro", testtmux.Bash...)
+	stopRO := attachTerminal(t, c.Tmx, "ro", "-r")
+	if out := c.run(pane, "echo seen"); out.Output != "seen" {
+		t.Errorf("under a read-only client: %+v", out)
+	}
+	stop := attachTerminal(t, c.Tmx, "ro")
+	msg := c.Fail("run_shell_command", map[string]any{"paneId": pane, "command": "echo hi"})
+	if !strings.Contains(msg, "create_window") || !strings.Contains(msg, "attach -r") || !strings.Contains(msg, "LIBTMUX_MCP_ALLOW_WATCHED") {
+		t.Errorf("advice: %q", msg)
+	}
+	// The advice works: a new window (detached) in the same session.
+	var win struct {
+		PaneID string `json:"active_pane_id"`
+	}
+	c.OK("create_window", map[string]any{"session_name": "ro", "window_name": "agent"}, &win)
+	c.Tmx.WaitPrompt(win.PaneID)
+	if out := c.run(win.PaneID, "echo in-new-window"); out.Output != "in-new-window" {
+		t.Errorf("new window: %+v", out)
+	}
+	stop()
+	stopRO()
+	op := startOn(t, c.Tmx, "LIBTMUX_MCP_ALLOW_WATCHED=1")
+	stop = attachTerminal(t, c.Tmx, "ro")
+	defer stop()
+	if out := op.run(pane, "echo allowed"); out.Output != "allowed" {
+		t.Errorf("with LIBTMUX_MCP_ALLOW_WATCHED=1: %+v", out)
+	}
+}
+
 // attachTerminal attaches a real terminal client (tmux attach under script(1), which gives it
-// a pty) to session and waits until tmux lists it. The returned func detaches it.
-func attachTerminal(t *testing.T, tmx *testtmux.Server, session string) func() {
+// a pty) to session, with flags (e.g. -r), and waits until tmux lists it. The returned func
+// detaches it.
+func attachTerminal(t *testing.T, tmx *testtmux.Server, session string, flags ...string) func() {
 	t.Helper()
-	cmd := exec.Command("script", "-qfc", "tmux -S "+tmx.Socket+" attach -t "+session, "/dev/null")
+	cmd := exec.Command("script", "-qfc", "tmux -u -S "+tmx.Socket+" attach "+strings.Join(flags, " ")+" -t "+session, "/dev/null")
 	cmd.Env = append(append([]string{}, tmx.Env...), "TERM=xterm")
 	stdin, err := cmd.StdinPipe() // kept open: the client keeps running
 	if err != nil {
@@ -624,8 +664,8 @@ func attachTerminal(t *testing.T, tmx *testtmux.Server, session string) func() {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		out, _ := tmx.TryTmux("list-clients", "-F", "#{client_control_mode}")
-		if strings.Contains(out, "0") {
+		out, _ := tmx.TryTmux("list-clients", "-F", "#{client_control_mode}#{client_pid}")
+		if strings.Contains(out, "0"+strconv.Itoa(cmd.Process.Pid)) || childAttached(out, cmd.Process.Pid) {
 			return stop
 		}
 		if time.Now().After(deadline) {
@@ -634,6 +674,25 @@ func attachTerminal(t *testing.T, tmx *testtmux.Server, session string) func() {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// childAttached reports whether a terminal client whose parent is pid (script(1) runs tmux in
+// a child) is among list-clients' "#{client_control_mode}#{client_pid}" lines.
+func childAttached(out string, pid int) bool {
+	for _, l := range strings.Fields(out) {
+		if !strings.HasPrefix(l, "0") {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + l[1:] + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestRunCallerPane(t *testing.T) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -191,4 +192,55 @@ func TestRunProgress(t *testing.T) {
 	if got := n.Load(); got < 2 || got > 4 {
 		t.Errorf("%d progress notifications during a 3 s run, want about 3", got)
 	}
+}
+
+// TestQuietWait: wait_for_text with quiet_ms and no patterns ends once the pane has printed
+// nothing for quiet_ms, and says how long it was quiet.
+func TestQuietWait(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	_, pane := c.Tmx.NewSession("qw")
+	var k keysOut
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "for i in 1 2 3 4 5; do echo tick $i; sleep 0.1; done"}, &k)
+	began := time.Now()
+	var w struct {
+		Outcome string   `json:"outcome"`
+		QuietMs int      `json:"quiet_ms"`
+		Tail    []string `json:"tail"`
+	}
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "cursor": k.Cursor, "quiet_ms": 300, "timeout": 20}, &w)
+	took := time.Since(began)
+	if w.Outcome != "quiet" || w.QuietMs < 300 || !strings.Contains(strings.Join(w.Tail, "\n"), "tick 5") {
+		t.Fatalf("%+v after %v", w, took)
+	}
+	// The busy-machine margin: the wait ends at most a scheduler slice or two after the quiet
+	// time; the benchmark measures it precisely.
+	if w.QuietMs > 300+500 {
+		t.Errorf("quiet for %d ms when it returned, want about 300", w.QuietMs)
+	}
+	t.Logf("returned after %v, quiet for %d ms", took, w.QuietMs)
+}
+
+// TestPasteSubmit: paste_text submit=true presses Enter only once the program has taken the
+// paste: a line reader gets the whole text, and the result says the screen changed.
+func TestPasteSubmit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	c := start(t)
+	_, pane := c.Tmx.NewSession("ps")
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": `python3 -c 'import sys; s = input("> "); print("got", len(s), s[-3:])'`}, nil)
+	c.Tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "\n> ") || strings.HasSuffix(strings.TrimSpace(s), ">") })
+	text := strings.Repeat("abcdefghij", 30) + "END"
+	var out struct {
+		Submitted     bool   `json:"submitted"`
+		ScreenChanged bool   `json:"screen_changed"`
+		Cursor        string `json:"cursor"`
+	}
+	c.OK("paste_text", map[string]any{"pane_id": pane, "text": text, "submit": true}, &out)
+	if !out.Submitted || !out.ScreenChanged {
+		t.Errorf("%+v", out)
+	}
+	c.Tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "got 303 END") })
 }

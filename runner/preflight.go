@@ -59,6 +59,9 @@ func (r *Refusal) Error() string {
 type Guard struct {
 	CallerPane string // the pane this server runs in on that tmux server, "" when none
 	Force      bool   // allow CallerPane (never a watched pane)
+	// AllowWatched lets runs type into panes a person has on screen: an operator's choice for
+	// a deployment (force never overrides the watched guard).
+	AllowWatched bool
 	// Busy, when set, says whether the pane is reserved by an unfinished run, and by what. It
 	// is asked before the foreground program is judged: a run's own command is not a shell.
 	Busy func(paneID string) (holder string, busy bool)
@@ -79,7 +82,7 @@ func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, error) {
 		return p, &Refusal{Reason: Dead, Pane: paneID}
 	case p.PaneInMode:
 		return p, &Refusal{Reason: InMode, Pane: paneID}
-	case snap.Watched()[paneID]:
+	case !g.AllowWatched && snap.Watched()[paneID]:
 		return p, &Refusal{Reason: Watched, Pane: paneID}
 	case g.CallerPane != "" && g.CallerPane == paneID && !g.Force:
 		return p, &Refusal{Reason: Caller, Pane: paneID}

@@ -21,6 +21,7 @@ type Options struct {
 	SuppressHistory bool          // LIBTMUX_SUPPRESS_HISTORY: run_command's default
 	Audit           string        // LIBTMUX_MCP_AUDIT: "stderr" or a file path
 	PipeRoot        string        // LIBTMUX_MCP_PIPE_ROOT
+	AllowWatched    bool          // LIBTMUX_MCP_ALLOW_WATCHED: runs may type into watched panes
 	Env             []string      // environment for tmux and for caller detection; nil: this process's
 	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout when 0
 }

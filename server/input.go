@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
 // inputTools: send_keys, send_keys_batch, paste_text.
@@ -395,14 +396,17 @@ type pasteTextIn struct {
 	Text string `json:"text" jsonschema:"The text to paste, as is (multi-line, quotes, Unicode)."`
 	PaneTarget
 	Bracket bool `json:"bracket,omitempty" jsonschema:"Use bracketed paste when the program in the pane asked for it (shells then do not run the lines as they arrive)."`
+	Submit  bool `json:"submit,omitempty" jsonschema:"Press Enter once the program has taken the paste (it printed, then went quiet), so the Enter is not read as part of the paste: for a TUI's input box."`
 	ToRun
 	Socket
 }
 
 type pasteTextOut struct {
-	PaneID string `json:"pane_id"`
-	Bytes  int    `json:"bytes" jsonschema:"bytes pasted"`
-	Cursor string `json:"cursor" jsonschema:"taken before the paste: wait_for_text (or capture_since) with it sees everything the pane printed after it"`
+	PaneID        string `json:"pane_id"`
+	Bytes         int    `json:"bytes" jsonschema:"bytes pasted"`
+	Cursor        string `json:"cursor" jsonschema:"taken before the paste: wait_for_text (or capture_since) with it sees everything the pane printed after it"`
+	Submitted     bool   `json:"submitted" jsonschema:"submit: Enter was pressed after the paste"`
+	ScreenChanged bool   `json:"screen_changed" jsonschema:"submit: the screen changed after the Enter (the program took it)"`
 }
 
 // privateBufferName is a buffer name in this server's namespace: libtmux_mcp_<32 hex>_<logical>.
@@ -460,5 +464,75 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 	if err != nil {
 		return pasteTextOut{}, err
 	}
-	return pasteTextOut{PaneID: t.pane.PaneID, Bytes: len(in.Text), Cursor: cur}, nil
+	out := pasteTextOut{PaneID: t.pane.PaneID, Bytes: len(in.Text), Cursor: cur}
+	if in.Submit {
+		out.Submitted, out.ScreenChanged, err = c.submit(ctx, t, cur)
+	}
+	return out, err
+}
+
+// Waits of paste_text's submit.
+const (
+	submitQuiet = 80 * time.Millisecond // the program is done with the paste when quiet this long
+	submitLimit = 3 * time.Second       // ... or at the latest
+)
+
+// submit presses Enter once the program in t's pane has taken what was pasted after cur (it
+// printed, then was quiet for submitQuiet), and reports whether the screen changed after it.
+func (c *Call) submit(ctx context.Context, t *target, cur string) (submitted, changed bool, err error) {
+	id, err := t.ts.Identity(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	e, err := c.srv.read.live.acquire(ctx, t.ts, paneKey{Daemon: id, Pane: t.pane.PaneID})
+	if err != nil {
+		return false, false, fmt.Errorf("%w: %w", errNoStream, err)
+	}
+	defer c.srv.read.live.release(e)
+	w := e.Watch()
+	off := w.Offset()
+	if k, err := decodeCursor(cur); err == nil && k.Gen == e.gen {
+		off = k.Offset
+	}
+	off = quietAfter(ctx, w, off, submitQuiet, submitLimit)
+	screen := func() string {
+		out, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-t", t.pane.PaneID})
+		if err != nil || len(out) == 0 {
+			return ""
+		}
+		return strings.Join(out[0], "\n")
+	}
+	before := screen()
+	if _, err := t.ts.Exec(ctx, []string{"send-keys", "-t", t.pane.PaneID, "Enter"}); err != nil {
+		return false, false, err
+	}
+	quietAfter(ctx, w, off, submitQuiet, submitLimit)
+	return true, screen() != before, nil
+}
+
+// quietAfter waits until the pane printed something after off and then nothing for quiet, or
+// until limit passed; it returns the offset it read up to. Woken by the stream.
+func quietAfter(ctx context.Context, w *stream.Watch, off int64, quiet, limit time.Duration) int64 {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	saw := false
+	for {
+		_, next, _, err := w.Read(off, 0)
+		if err != nil {
+			return off
+		}
+		if next > off {
+			off, saw = next, true
+		}
+		wait := limit
+		if saw {
+			wait = quiet
+		}
+		wctx, wcancel := context.WithTimeout(ctx, wait)
+		err = w.Wait(wctx, off)
+		wcancel()
+		if err != nil {
+			return off // quiet (or the limit, or the stream's end)
+		}
+	}
 }

@@ -15,13 +15,15 @@ func (s *Server) instructions() string {
 	b.WriteString("tmux hierarchy: server (socket_name) > session ($id) > window (@id) > pane (%id). Prefer ids over names; ids are stable, names and indexes are not.\n")
 	b.WriteString("Find: list_sessions, list_windows, list_panes (filters narrow them), get_pane_info.\n")
 	if s.offers("run_shell_command") {
-		b.WriteString("Run a shell command and get its exit status and only its output: run_shell_command (or run_command). It frames the command; do not use send_keys + capture_pane for that.\n")
+		b.WriteString("Run a shell command and get its exit status and only its output: run_shell_command (or run_command). It frames the command; do not use send_keys + capture_pane for that. " +
+			"A run that timed out keeps running: wait_for_run returns its status and output later (never run it again); answer its questions with send_keys to_running_command=true.\n")
 	}
 	if s.offers("send_keys") {
-		b.WriteString("Type into programs that are not shells (editors, REPLs, prompts): send_keys (C-c, Enter...), paste_text.\n")
+		b.WriteString("Type into programs that are not shells (editors, REPLs, prompts): send_keys (C-c, Enter...), paste_text. They return a cursor taken before the input: pass it to wait_for_text so nothing printed in between is missed.\n")
 	}
 	b.WriteString("Read: snapshot_pane (screen, cursor, mode in one call), capture_pane (history ranges), capture_since (only what is new since a cursor), search_panes.\n")
-	b.WriteString("Wait, do not poll: wait_for_text blocks until new output matches (woken by tmux, not by polling); capture_since with wait_ms does the same for reads.\n")
+	b.WriteString("Wait, do not poll: wait_for_text blocks until new output matches, or with quiet_ms until the pane goes quiet (woken by tmux, not by polling); capture_since with wait_ms does the same for reads.\n")
+	b.WriteString("Panes a person has on screen refuse runs: work in a window of your own (create_window); a person can follow it read-only (tmux attach -r).\n")
 	fmt.Fprintf(&b, "Safety tier: %s. Tools above it are not offered.\n", s.opts.Safety)
 	if c := s.caller; c != nil && c.PaneID != "" {
 		fmt.Fprintf(&b, "This MCP server runs inside tmux pane %s (is_caller=true in results): never type into it or kill it; work in other panes.\n", c.PaneID)

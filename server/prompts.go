@@ -101,17 +101,20 @@ func renderRunAndWait(args map[string]string) (string, error) {
 1. Call run_command(pane_id=%[2]s, command=%[3]s, timeout=%[4]s, max_lines=100).
    It types the command framed, waits until it ends (tmux wakes it: no polling) and returns
    exit_status, timed_out, output (only the command's own output) and effective_timeout.
-2. If timed_out is true, the command is still running. The server caps every wait at its
-   ceiling, so effective_timeout may be shorter than asked. Keep waiting without polling:
-   wait_for_text(pane_id=%[2]s, patterns=null, timeout=30) wakes on new output, and
-   capture_since(pane_id=%[2]s, wait_ms=10000) returns only what is new (pass the cursor it
-   returned as cursor on the next call).
-3. Report exit_status and the lines of output that matter.
+2. If timed_out is true, the command is still running (the server caps every wait at its
+   ceiling, so effective_timeout may be shorter than asked). Never run it again: wait for it
+   with wait_for_run(pane_id=%[2]s, timeout=60), which returns its exit_status and output once
+   it ends, as often as needed.
+3. If waiting_for_input is true, it asks something (prompt holds the question): answer with
+   send_keys(pane_id=%[2]s, keys="<answer>", to_running_command=true), then wait_for_run again.
+4. Report exit_status and the lines of output that matter.
 
 Do not run commands with send_keys and then read the screen with capture_pane in a loop:
 run_command knows when the command ended and which output is its own. For a program that
-stays open (an editor, a REPL), type with send_keys(pane_id=%[2]s, keys="...", enter=true)
-and read with capture_since(pane_id=%[2]s).`, pane, q(pane), q(cmd), strconv.FormatFloat(timeout, 'f', -1, 64)), nil
+stays open (an editor, a REPL), type with send_keys(pane_id=%[2]s, keys="...", enter=true):
+it returns a cursor; wait_for_text(pane_id=%[2]s, cursor=<that cursor>, patterns=["..."]) then
+sees everything printed after the keys, and wait_for_text(pane_id=%[2]s, cursor=<that cursor>,
+quiet_ms=500) waits until a full-screen program has finished drawing.`, pane, q(pane), q(cmd), strconv.FormatFloat(timeout, 'f', -1, 64)), nil
 }
 
 func renderDiagnose(args map[string]string) (string, error) {
@@ -153,8 +156,9 @@ func renderWorkspace(args map[string]string) (string, error) {
 4. set_pane_title(pane_id=EDITOR, title="editor"), set_pane_title(pane_id=SHELL, title="shell"),
    set_pane_title(pane_id=LOG, title="log").
 5. Start the log follower, which never ends, with send_keys(pane_id=LOG, keys=%[2]s, enter=true)
-   (not run_command: it would wait for the end), then check that it started with
-   wait_for_text(pane_id=LOG, patterns=null, timeout=5).
+   (not run_command: it would wait for the end). It returns a cursor: check that the follower
+   started with wait_for_text(pane_id=LOG, cursor=<that cursor>, patterns=null, timeout=5),
+   which sees its output even when it came before the wait.
 6. Open the editor: send_keys(pane_id=EDITOR, keys="vi", enter=true).
 7. select_pane(pane_id=SHELL), and run one-shot commands there with run_command(pane_id=SHELL, command="...").
 
@@ -170,10 +174,13 @@ func renderInterrupt(args map[string]string) (string, error) {
 
 1. get_pane_info(pane_id=%[2]s): note pane_current_command (what runs now) and is_caller (never
    interrupt the pane this server runs in).
-2. send_keys(pane_id=%[2]s, keys="C-c", literal=false, enter=false): Ctrl-C, with no Enter after it.
-3. wait_for_text(pane_id=%[2]s, patterns=null, timeout=5): wakes as soon as the pane prints (a
-   prompt, or the program's goodbye). Do not stop on "^C": the terminal echoes it on every
-   interrupt, whether the program stopped or not.
+2. send_keys(pane_id=%[2]s, keys="C-c", literal=false, enter=false): Ctrl-C, with no Enter after
+   it. It returns a cursor taken before the key.
+3. wait_for_text(pane_id=%[2]s, cursor=<that cursor>, patterns=null, timeout=5): wakes on what
+   the pane printed after the Ctrl-C (a prompt, or the program's goodbye), also when that came
+   before the wait started. Do not stop on "^C": the terminal echoes it on every interrupt,
+   whether the program stopped or not. If a run_command or run_shell_command started the
+   program, wait_for_run(pane_id=%[2]s, timeout=10) tells when it really ended, with its status.
 4. get_pane_info(pane_id=%[2]s) again. If pane_current_command is now the shell, it stopped: say so.
 5. If the same program still runs, send one more C-c as in step 2 and wait as in step 3. If it
    still runs, stop and ask the user before anything stronger (C-\, respawn_pane, kill_pane).`, pane, q(pane)), nil

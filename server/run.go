@@ -112,7 +112,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
 		Snapshot: snap, PaneID: p.PaneID,
-		Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force},
+		Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, AllowWatched: c.srv.opts.AllowWatched},
 		Holder:  fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60)),
 		Command: a.command, Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
 		Progress: c.runProgress(ctx, p.PaneID, a.timeout),
@@ -152,7 +152,8 @@ func refusal(tool string, err error) error {
 	case runner.InMode:
 		hint = "Leave the mode first (exit_copy_mode, or send_keys keys=\"q\" enter=false), then run the command."
 	case runner.Watched:
-		hint = "Use a pane nobody has on screen: create one with create_window or split_window (both detached)."
+		hint = "Run it in a window nobody has on screen: create_window (detached unless attach=true) makes one in the same session, and the person sees its output when they switch to it. " +
+			"A person can follow runs live from a read-only client (tmux attach -r), which does not count as watching; an operator can allow runs in watched panes with LIBTMUX_MCP_ALLOW_WATCHED=1."
 	case runner.Caller:
 		if tool == "run_shell_command" {
 			hint = "Pass force=true to run in your own pane anyway, or use another pane (split_window creates one)."

@@ -29,8 +29,8 @@ func waitTools() []*Tool {
 				"matched_at_entry, never as a match, and the echo of what this server typed (send_keys, paste_text) is ignored. " +
 				"Woken by tmux's output notifications, never by polling: wait, do not poll with repeated captures. " +
 				"Returns a cursor; pass it to the next wait_for_text (or capture_since) to continue exactly where this one stopped.",
-			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0),
-				describeProp("patterns", "Texts to wait for (any one matches, within one line); null waits for any new output."),
+			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0), minimum("quiet_ms", 1),
+				describeProp("patterns", "Texts to wait for (any one matches, within one line); null waits for any new output (with quiet_ms: for the pane to go quiet)."),
 				describeProp("stop", "Texts that end the wait early with outcome stopped (e.g. an error message); checked before patterns."))},
 			waitForText),
 		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Ann: annMUT, Blocking: true,
@@ -77,12 +77,13 @@ type waitForTextIn struct {
 	Cursor    *string `json:"cursor,omitempty" jsonschema:"A cursor from an earlier wait_for_text or capture_since: only output printed after it counts, output printed between the calls included. Without pane arguments the cursor's pane is used."`
 	// libtmux-mcp polls every interval seconds; this server is woken by the pane's output.
 	Interval *float64 `json:"interval,omitempty" jsonschema:"Taken for libtmux-mcp compatibility and ignored: this server is woken by the pane's output and never polls."`
+	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"Also end (outcome quiet) once the pane has printed nothing for this many milliseconds: for a full-screen program or another agent's TUI that has finished drawing. null: no quiet wait."`
 	Socket
 }
 
 type waitForTextOut struct {
 	Found            bool     `json:"found" jsonschema:"true for outcomes matched and any_output"`
-	Outcome          string   `json:"outcome" jsonschema:"matched, any_output, stopped, timeout, pane_died or alternate_screen"`
+	Outcome          string   `json:"outcome" jsonschema:"matched, any_output, stopped, quiet (quiet_ms passed with no output), timeout, pane_died or alternate_screen"`
 	MatchedIndex     *int     `json:"matched_index" jsonschema:"index in patterns (matched) or in stop (stopped) of the pattern that matched; null otherwise"`
 	MatchedLines     []string `json:"matched_lines" jsonschema:"the line that matched (any_output: the new lines), at most 20 lines / 2000 bytes, newest kept"`
 	Tail             []string `json:"tail" jsonschema:"the last lines of new output seen, at most 20 lines / 2000 bytes"`
@@ -92,6 +93,7 @@ type waitForTextOut struct {
 	ElapsedSeconds   float64  `json:"elapsed_seconds"`
 	EffectiveTimeout float64  `json:"effective_timeout" jsonschema:"the timeout used, in seconds, after clamping to the wait ceiling"`
 	Cursor           string   `json:"cursor" jsonschema:"resume point: pass it to the next wait_for_text (or capture_since) to see only what follows this call's last line"`
+	QuietMs          int      `json:"quiet_ms" jsonschema:"how long the pane had printed nothing when the wait ended, in milliseconds"`
 	LinesMissed      bool     `json:"lines_missed" jsonschema:"output may have been lost: the pane printed more than the stream buffer holds, or the cursor's stream was closed (the wait then started at the call); false normally"`
 }
 
@@ -103,6 +105,7 @@ const (
 	outTimeout   = "timeout"
 	outPaneDied  = "pane_died"
 	outAltScreen = "alternate_screen"
+	outQuiet     = "quiet"
 )
 
 func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOut, error) {
@@ -148,8 +151,10 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		}
 	}
 	out := waitForTextOut{PaneID: paneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}
+	lastOutput := start
 	finish := func() (waitForTextOut, error) {
 		out.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1000) / 1000
+		out.QuietMs = int(time.Since(lastOutput) / time.Millisecond)
 		out.Found = out.Outcome == outMatched || out.Outcome == outAny
 		return out, nil
 	}
@@ -184,7 +189,8 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			out.LinesMissed = true
 		}
 	}
-	m := &waitMatcher{pats: pats, stops: stops, echoes: func() echoSet { return c.srv.state.echo.echoes(key, time.Now()) }}
+	m := &waitMatcher{pats: pats, stops: stops, quietOnly: in.QuietMs != nil && pats == nil,
+		echoes: func() echoSet { return c.srv.state.echo.echoes(key, time.Now()) }}
 	if len(pats) > 0 {
 		if screen, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", paneID}); err == nil {
 			out.MatchedAtEntry = m.onScreen(screen[0])
@@ -205,6 +211,14 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		out.Tail = m.tail()
 		out.SawNewOutput = m.saw
 	}
+	// The quiet wait: a timer pushed back by every chunk the pane prints.
+	var quiet <-chan time.Time
+	var quietT *time.Timer
+	if in.QuietMs != nil {
+		quietT = time.NewTimer(time.Duration(*in.QuietMs) * time.Millisecond)
+		defer quietT.Stop()
+		quiet = quietT.C
+	}
 	rewatch := 0
 	for {
 		changed := w.Changed() // before the read: a write after it closes this channel
@@ -213,6 +227,10 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			out.LinesMissed = true
 		}
 		if len(data) > 0 {
+			lastOutput = time.Now()
+			if quietT != nil {
+				quietT.Reset(time.Duration(*in.QuietMs) * time.Millisecond)
+			}
 			d := m.feed(data, off+missed)
 			off = next
 			if d.outcome != "" {
@@ -255,6 +273,10 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		}
 		select {
 		case <-changed:
+		case <-quiet:
+			out.Outcome = outQuiet
+			mint()
+			return finish()
 		case <-tick:
 			el := time.Since(start).Seconds()
 			c.Progress(ctx, el, eff.Seconds(), fmt.Sprintf("Waiting on pane %s: %.1fs elapsed, %.1fs left", paneID, el, max(eff.Seconds()-el, 0)))
@@ -346,6 +368,7 @@ func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regex
 type waitMatcher struct {
 	pats, stops []*regexp.Regexp
 	echoes      func() echoSet
+	quietOnly   bool // no patterns and a quiet wait: output is not an outcome by itself
 
 	f           stream.Filter
 	alt         altScreen
@@ -426,7 +449,7 @@ func (m *waitMatcher) feed(data []byte, base int64) decision {
 			return d
 		}
 	}
-	if m.pats == nil && len(anyLines) > 0 {
+	if m.pats == nil && !m.quietOnly && len(anyLines) > 0 {
 		return decision{outcome: outAny, lines: boundLines(anyLines), off: base}
 	}
 	return decision{}

@@ -70,6 +70,7 @@ type Client struct {
 	WindowID    string // the client's current window
 	PaneID      string // that window's active pane
 	Zoomed      bool   // that window is zoomed
+	ReadOnly    bool   // attached read-only (tmux attach -r): it cannot type
 }
 
 var sessionFields = []field{
@@ -97,7 +98,7 @@ var paneFields = []field{
 var clientFields = []field{
 	{name: "client_name", text: true}, {name: "client_tty", text: true}, {name: "client_pid"},
 	{name: "client_control_mode"}, {name: "session_id"}, {name: "window_id"}, {name: "pane_id"},
-	{name: "window_zoomed_flag"},
+	{name: "window_zoomed_flag"}, {name: "client_readonly"},
 }
 
 var (
@@ -147,6 +148,7 @@ func clientFromRow(r row) Client {
 		Name: r.str("client_name"), TTY: r.str("client_tty"), PID: r.int("client_pid"),
 		ControlMode: r.bool("client_control_mode"), SessionID: r.str("session_id"),
 		WindowID: r.str("window_id"), PaneID: r.str("pane_id"), Zoomed: r.bool("window_zoomed_flag"),
+		ReadOnly: r.bool("client_readonly"),
 	}
 }
 
@@ -266,12 +268,13 @@ func (snap *Snapshot) TerminalClients(sessionID string) int {
 	return n
 }
 
-// Watched returns the panes a person can see: for every terminal client, every pane of its
-// current window, or only the active pane when that window is zoomed.
+// Watched returns the panes a person is working in: for every terminal client that can type,
+// every pane of its current window, or only the active pane when that window is zoomed. A
+// read-only client (tmux attach -r) only watches: a person can follow an agent's runs that way.
 func (snap *Snapshot) Watched() map[string]bool {
 	seen := map[string]bool{}
 	for _, c := range snap.Clients {
-		if c.ControlMode || c.WindowID == "" {
+		if c.ControlMode || c.ReadOnly || c.WindowID == "" {
 			continue
 		}
 		if c.Zoomed {

@@ -18,6 +18,7 @@ type settings struct {
 	socketName, socketPath, tmuxBin, safety, suppress, waitMax, tools, audit, pipeRoot string
 	toolsets, exclude                                                                  string
 	http, tokenFile, maxSessions, sessionIdle                                          string
+	allowWatched                                                                       string
 	// toolsetsGiven says LIBTMUX_TOOLSETS or --toolsets was given: an empty list offers no
 	// toolset, as in the libtmux servers, where an unset one offers all.
 	toolsetsGiven bool
@@ -40,6 +41,7 @@ var envKeys = []struct {
 	{"LIBTMUX_EXCLUDE_TOOLS", "exclude-tools", "comma list of tools never to offer, nor to call in a batch", func(s *settings) *string { return &s.exclude }, false},
 	{"LIBTMUX_MCP_AUDIT", "audit", "audit log: stderr or a file path", func(s *settings) *string { return &s.audit }, false},
 	{"LIBTMUX_MCP_PIPE_ROOT", "pipe-root", "pipe_pane writes only below this directory", func(s *settings) *string { return &s.pipeRoot }, false},
+	{"LIBTMUX_MCP_ALLOW_WATCHED", "allow-watched", "1: runs may type into panes a person has on screen (0, the default: refused)", func(s *settings) *string { return &s.allowWatched }, false},
 	{"", "http", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio", func(s *settings) *string { return &s.http }, true},
 	{"", "token-file", "file holding the HTTP bearer token (else TMUX_MCP_TOKEN, else one is generated)", func(s *settings) *string { return &s.tokenFile }, true},
 	{"TMUX_MCP_HTTP_MAX_SESSIONS", "http-max-sessions", "HTTP sessions held at once; a new one closes the longest idle", func(s *settings) *string { return &s.maxSessions }, true},
@@ -157,6 +159,13 @@ func (s *settings) options(env []string, version string, stderr io.Writer) (serv
 		}
 	}
 	o.ExcludeTools = list(s.exclude)
+	switch s.allowWatched {
+	case "", "0":
+	case "1":
+		o.AllowWatched = true
+	default:
+		return o, fmt.Errorf("LIBTMUX_MCP_ALLOW_WATCHED must be unset, 0 or 1")
+	}
 	return o, nil
 }
 
