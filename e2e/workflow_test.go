@@ -231,7 +231,9 @@ func TestPasteSubmit(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("ps")
 	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": `python3 -c 'import sys; s = input("> "); print("got", len(s), s[-3:])'`}, nil)
-	c.Tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "\n> ") || strings.HasSuffix(strings.TrimSpace(s), ">") })
+	c.Tmx.WaitFor(pane, func(s string) bool {
+		return strings.Contains(s, "\n> ") || strings.HasSuffix(strings.TrimSpace(s), ">")
+	})
 	text := strings.Repeat("abcdefghij", 30) + "END"
 	var out struct {
 		Submitted     bool   `json:"submitted"`
