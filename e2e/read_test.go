@@ -370,7 +370,8 @@ func TestCaptureSinceOverflow(t *testing.T) {
 		t.Errorf("wait_ms without a cursor waited %.1fs", first.ElapsedSeconds)
 	}
 	c.Tmx.Tmux("send-keys", "-t", p, "seq 1 250000; echo flood-done", "Enter") // ~1.6 MB, the ring holds 1 MiB
-	c.Tmx.WaitFor(p, func(s string) bool { return strings.Contains(s, "\nflood-done\n") })
+	// Waited for on the stream, not the screen: under load the stream can lag the screen.
+	c.OK("wait_for_text", map[string]any{"pane_id": p, "cursor": first.Cursor, "patterns": []string{"^flood-done$"}, "regex": true, "timeout": 30}, nil)
 	var r sinceOut
 	c.OK("capture_since", map[string]any{"cursor": first.Cursor, "max_lines": 3}, &r)
 	if !r.LinesMissed || !r.Truncated || len(r.Lines) != 3 || r.Lines[1] != "flood-done" {
