@@ -1,11 +1,19 @@
 // Package runner runs a command in a tmux pane's interactive shell and reports its exit status
-// and only its own output (spec engine.md §3): preflight guards, a framed wrapper script typed
-// as one short line, and completion driven by the pane's live output stream (never by polling).
+// and only its own output (spec engine.md §3), driven by the pane's live output stream (never
+// by polling).
 //
 // It sits between the MCP layer (server) and the engine (tmux, tmux/stream, shellrun): it knows
-// nothing of MCP. The caller owns pane reservations and hands Run a release func, which Run calls
-// exactly once, when the command has really ended — possibly long after Run returned timed_out or
-// cancelled. The end is the wrapper's end marker, the pane's or server's end, or, for a wrapper
-// that lost its marker (the command broke its frame), the end of the wrapper's subshell, seen in
-// /proc on each chunk of the pane's output (procs.go; bash, dash, ash, mksh and zsh on Linux).
+// nothing of MCP. A Runner owns a run whole (Run): the preflight (Check), the pane's
+// reservation (one run per pane; other input is refused meanwhile, see Holder), finding the
+// shell that will read the typed line (the terminal's foreground process in /proc, waited for
+// while it starts), clearing what was left on its command line, typing the line and pressing
+// Enter only once the shell shows it as typed, and following the output to the end marker.
+//
+// A run ends with its end marker, its pane's or server's end, Abandon (the pane was killed or
+// respawned), or, for a wrapper that lost its marker (the command broke its frame), the end of
+// the wrapper's subshell, seen in /proc on each chunk of the pane's output (procs.go; bash,
+// dash, ash, mksh and zsh on Linux). A run that outlives its call (timed out, cancelled) keeps
+// its pane until then; its Record (Last) holds its result until the next run in the pane, and
+// Await waits for it. Input for the running command (an answer to its question) goes through
+// Input, which leaves the echo out of the run's output.
 package runner
