@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,6 +36,22 @@ type Server struct {
 	Conf   string // tmux -f path
 	Home   string
 	Env    []string // environment for tmux and for the server under test
+
+	shell *shellState // shared by the copies For makes
+}
+
+// shellState says whether the session "sh" of StartShell exists.
+type shellState struct {
+	mu    sync.Mutex
+	ready bool
+}
+
+// For returns the server as seen by test t (a subtest): its helpers fail t, not the test
+// that created the server. Calling Fatal on another test's T from a subtest is an error.
+func (s *Server) For(t testing.TB) *Server {
+	c := *s
+	c.t = t
+	return &c
 }
 
 // Require skips the test when tmux is not installed.
@@ -61,7 +78,7 @@ func New(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{t: t, Dir: dir, Socket: filepath.Join(dir, "sock"), Conf: filepath.Join(dir, "tmux.conf"), Home: filepath.Join(dir, "home")}
+	s := &Server{t: t, Dir: dir, Socket: filepath.Join(dir, "sock"), Conf: filepath.Join(dir, "tmux.conf"), Home: filepath.Join(dir, "home"), shell: &shellState{}}
 	if err := os.Mkdir(s.Home, 0o700); err != nil {
 		t.Fatal(err)
 	}
