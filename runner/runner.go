@@ -283,11 +283,25 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 	if err != nil {
 		return nil, fmt.Errorf("watching pane %s: %w", p.PaneID, err)
 	}
-	// The offset is taken before anything is sent: nothing the command prints is lost.
-	x := &run{r: r, ts: ts, w: w, off: w.Offset(), req: req, path: path, rec: rec}
+	// The offset is taken before anything is sent: nothing the command prints is lost. A
+	// stream whose session went while the pane lives on in another one is followed there once.
+	x := &run{r: r, ts: ts, req: req, path: path, rec: rec}
+	reopened := false
+	x.f = stream.NewFollower(w, w.Offset()).OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
+		if !errors.Is(ended, stream.ErrSessionGone) || reopened {
+			return nil, ended
+		}
+		reopened = true
+		nw, err := ts.WatchPane(ctx, p.PaneID)
+		if err != nil {
+			return nil, ended
+		}
+		x.f.Watch().Release()
+		return nw, nil
+	})
 	x.gone, x.give = context.WithCancel(context.Background())
 	if err := x.awaitShell(ctx); err != nil {
-		w.Release()
+		x.f.Watch().Release()
 		return nil, err
 	}
 	return x, nil
@@ -297,8 +311,7 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 type run struct {
 	r     *Runner
 	ts    *tmux.Server
-	w     *stream.Watch
-	off   int64
+	f     *stream.Follower // the pane's output, from before anything was typed
 	col   *collector
 	req   Request
 	sh    shellrun.Shell
@@ -315,10 +328,9 @@ type run struct {
 	mu         sync.Mutex
 	missed     int64
 	gaps       int
-	ended      error // the stream's end reason
-	notRun     error // the shell did not run the line (see watchStart)
-	inlined    bool  // the wrapper was typed inline (the shell could not read the file)
-	rewatched  bool
+	ended      error      // the stream's end reason
+	notRun     error      // the shell did not run the line (see watchStart)
+	inlined    bool       // the wrapper was typed inline (the shell could not read the file)
 	removed    bool       // the script file was removed
 	entered    bool       // Enter was sent
 	typedAt    int64      // the stream offset before the line was typed
@@ -335,7 +347,7 @@ func (x *run) launch(ctx context.Context) error {
 	if x.r.retype != nil {
 		typed = x.r.retype(typed)
 	}
-	x.typedAt = x.off
+	x.typedAt = x.f.Offset()
 	if err := x.typeLine(ctx, typed); err != nil {
 		return err
 	}
@@ -439,20 +451,8 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 		}
 	}()
 	for {
-		if x.pump() {
-			if x.ended == nil || !errors.Is(x.ended, stream.ErrSessionGone) || x.rewatched {
-				return nil
-			}
-			// The session carrying the stream went while the pane lives on in another one.
-			x.rewatched = true
-			w, err := x.ts.WatchPane(ctx, x.req.pane.PaneID)
-			if err != nil {
-				return nil
-			}
-			x.w.Release()
-			x.w, x.off, x.ended = w, w.Offset(), nil
-			x.gaps++ // what was printed in between is lost
-			continue
+		if x.pump(ctx) {
+			return nil
 		}
 		if x.notRun != nil || stop != nil && stop() || x.gone.Err() != nil {
 			return nil
@@ -463,7 +463,7 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			// Look again once the grace has passed, even if nothing more is printed.
 			wctx, cancel = context.WithDeadline(ctx, x.suspect.Add(notRunGrace+time.Millisecond))
 		}
-		err := x.w.Wait(wctx, x.off)
+		err := x.f.Wait(wctx)
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
@@ -476,23 +476,19 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 
 // pump reads what the stream holds; it reports true when the run is over (end or failure
 // marker seen, or stream ended).
-func (x *run) pump() bool {
+func (x *run) pump(ctx context.Context) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	fed := false
 	for {
-		data, next, missed, err := x.w.Read(x.off, readChunk)
-		if missed > 0 {
-			x.missed += missed
+		ch, err := x.f.Read(ctx, readChunk)
+		if ch.Missed > 0 || ch.Gaps > 0 {
+			x.missed += ch.Missed
+			x.gaps += ch.Gaps
 			x.col.missed()
 		}
-		if len(data) > 0 {
-			if g := x.w.Gaps(x.off, next); g > 0 {
-				x.gaps += g
-				x.col.missed()
-			}
-			x.col.feed(data, x.off)
-			x.off = next
+		if len(ch.Data) > 0 {
+			x.col.feed(ch.Data, ch.At)
 			fed = true
 			if x.col.started && !x.removed {
 				// The shell has the file open: it no longer needs its name.
@@ -525,7 +521,7 @@ func (x *run) elideEcho() {
 		end = x.col.shownAt // the command as redrawn stays
 	}
 	if end > x.typedAt {
-		x.w.Elide(x.typedAt, end)
+		x.f.Watch().Elide(x.typedAt, end)
 	}
 }
 
@@ -545,7 +541,7 @@ func (x *run) maybeInline(ctx context.Context) {
 	// The shell is still printing its error (fish's takes two lines): type once it is back at
 	// its prompt, or its line editor may drop what was typed meanwhile.
 	x.awaitPrompt(ctx)
-	x.typedAt, x.redrawn = x.off, false
+	x.typedAt, x.redrawn = x.f.Offset(), false
 	if err := x.typeLine(ctx, line); err == nil {
 		x.keys(ctx, []string{"Enter"})
 	}
@@ -605,7 +601,7 @@ func (x *run) expectEcho(text string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if text != "" && x.col != nil {
-		x.col.expect(x.w.Offset(), text)
+		x.col.expect(x.f.Watch().Offset(), text)
 	}
 }
 
@@ -631,7 +627,7 @@ func (x *run) waitingForInput(res *Result) {
 // finish gives everything back: the stream, the script file and the bash wrapper's scratch
 // files, and the pane's reservation; res (nil when nothing ran) becomes the record's result.
 func (x *run) finish(res *Result) {
-	x.w.Release()
+	x.f.Watch().Release()
 	os.Remove(x.path)
 	os.Remove(x.path + ".h")
 	os.Remove(x.path + ".rt")

@@ -98,10 +98,9 @@ func (x *run) awaitPrompt(ctx context.Context) {
 // printed (a prompt, a shell's start-up text: nothing of the run).
 func (x *run) skip(ctx context.Context, deadline time.Time) {
 	wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(recheck)))
-	x.w.Wait(wctx, x.off)
+	x.f.Wait(wctx)
 	cancel()
-	_, next, _, _ := x.w.Read(x.off, 1<<30)
-	x.off = next
+	x.f.Read(ctx, 0)
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -123,9 +122,8 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 	var f stream.Filter
 	deadline := time.Now().Add(echoWait)
 	for {
-		data, next, _, err := x.w.Read(x.off, readChunk)
-		if len(data) > 0 {
-			x.off = next
+		ch, err := x.f.Read(ctx, readChunk)
+		if data := ch.Data; len(data) > 0 {
 			f.Write(data)
 			if shows(f.Partial(), line) {
 				return nil
@@ -149,7 +147,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 				Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
 		}
 		wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(recheck)))
-		x.w.Wait(wctx, x.off)
+		x.f.Wait(wctx)
 		cancel()
 	}
 }
@@ -259,8 +257,8 @@ func (x *run) watchStart() {
 		x.suspect = time.Time{}
 		return
 	}
-	if x.suspect.IsZero() || x.off != x.suspectOff {
-		x.suspect, x.suspectOff = time.Now(), x.off
+	if x.suspect.IsZero() || x.f.Offset() != x.suspectOff {
+		x.suspect, x.suspectOff = time.Now(), x.f.Offset()
 		return
 	}
 	if time.Since(x.suspect) < notRunGrace {

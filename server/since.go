@@ -137,7 +137,9 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 				return CaptureSinceOut{}, ctx.Err()
 			}
 		}
-		data, next, missed, err := w.ReadText(cur.Offset, 0)
+		f := stream.NewFollower(w, cur.Offset).Text()
+		ch, err := f.Read(ctx, 0)
+		data, next := ch.Data, f.Offset()
 		switch {
 		case err == nil:
 		case errors.Is(err, stream.ErrPaneGone):
@@ -156,13 +158,12 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 			}
 			continue
 		}
-		gaps := w.Gaps(cur.Offset, next)
 		s.read.live.release(e)
 		return CaptureSinceOut{
 			PaneID:      p.PaneID,
 			Cursor:      mk(e.gen, next),
 			Lines:       nonNil(stream.Clean(data)),
-			LinesMissed: missed > 0 || gaps > 0,
+			LinesMissed: ch.Missed > 0 || ch.Gaps > 0,
 		}, nil
 	}
 }

@@ -206,8 +206,28 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		defer tk.Stop()
 		tick = tk.C
 	}
+	// A stream that ended for another reason than the pane's or the server's end (its session
+	// was destroyed while the pane lives on in another one, its connection closed) is followed
+	// anew, a few times at most.
+	rewatch := 0
+	f := stream.NewFollower(w, off).Text().OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
+		if errors.Is(ended, stream.ErrOffsetAhead) || errors.Is(ended, stream.ErrPaneGone) || errors.Is(ended, stream.ErrServerGone) || rewatch >= waitRewatchMax {
+			return nil, ended
+		}
+		rewatch++
+		live.drop(e)
+		live.release(e)
+		var err error
+		if e, err = live.acquire(ctx, t.ts, key); err != nil {
+			e = nil
+			return nil, ended
+		}
+		out.LinesMissed = true
+		return e.Watch(), nil
+	})
+	cursorAt := off
 	mint := func() {
-		out.Cursor = newCursor(id, t.pane, e.gen, off).encode()
+		out.Cursor = newCursor(id, t.pane, e.gen, cursorAt).encode()
 		out.Tail = m.tail()
 		out.SawNewOutput = m.saw
 	}
@@ -219,22 +239,20 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		defer quietT.Stop()
 		quiet = quietT.C
 	}
-	rewatch := 0
 	for {
-		changed := w.Changed() // before the read: a write after it closes this channel
-		data, next, missed, rerr := w.ReadText(off, waitReadChunk)
-		if missed > 0 || len(data) > 0 && w.Gaps(off+missed, next) > 0 {
+		changed := f.Watch().Changed() // before the read: a write after it closes this channel
+		ch, rerr := f.Read(ctx, waitReadChunk)
+		cursorAt = f.Offset()
+		if ch.Missed > 0 || ch.Gaps > 0 {
 			out.LinesMissed = true
 		}
-		if len(data) > 0 {
+		if len(ch.Data) > 0 {
 			lastOutput = time.Now()
 			if quietT != nil {
 				quietT.Reset(time.Duration(*in.QuietMs) * time.Millisecond)
 			}
-			d := m.feed(data, off+missed)
-			off = next
-			if d.outcome != "" {
-				off = d.off
+			if d := m.feed(ch.Data, ch.At); d.outcome != "" {
+				cursorAt = d.off
 				out.Outcome, out.MatchedIndex, out.MatchedLines = d.outcome, d.index, d.lines
 				mint()
 				return finish()
@@ -242,34 +260,16 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			continue
 		}
 		if rerr != nil {
-			switch {
-			case errors.Is(rerr, stream.ErrOffsetAhead):
+			if errors.Is(rerr, stream.ErrOffsetAhead) {
 				return waitForTextOut{}, fail(waitCursorHint, "cursor: its position lies beyond the pane's output")
-			case errors.Is(rerr, stream.ErrPaneGone), errors.Is(rerr, stream.ErrServerGone):
-				out.Outcome = outPaneDied
-				mint()
-				return finish()
-			case rewatch < waitRewatchMax:
-				// The stream ended for another reason (its session was destroyed while the
-				// pane lives on in another one, its connection closed): follow a new one.
-				rewatch++
-				live.drop(e)
-				live.release(e)
-				if e, err = live.acquire(ctx, t.ts, key); err != nil {
-					e = nil
-					out.Outcome = outPaneDied
-					out.Tail, out.SawNewOutput = m.tail(), m.saw
-					return finish()
-				}
-				w = e.Watch()
-				off = w.Offset()
-				out.LinesMissed = true
-				continue
-			default:
-				out.Outcome = outPaneDied
-				mint()
+			}
+			out.Outcome = outPaneDied
+			if e == nil {
+				out.Tail, out.SawNewOutput = m.tail(), m.saw
 				return finish()
 			}
+			mint()
+			return finish()
 		}
 		select {
 		case <-changed:
