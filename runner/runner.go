@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -217,7 +218,7 @@ func (x *run) runCall(ctx context.Context, timeout time.Duration) (Result, error
 	defer cancel()
 	werr, err := x.attempt(wctx)
 	var nr *NotRun
-	if errors.As(err, &nr) && wctx.Err() == nil {
+	if errors.As(err, &nr) && wctx.Err() == nil && !nr.refused {
 		// Nothing ran, and C-c emptied the command line: text left there (which the keys
 		// could not clear in the line editor's mode) is gone now. One more try.
 		x.retry()
@@ -254,6 +255,13 @@ func (x *run) attempt(ctx context.Context) (werr, err error) {
 	werr = x.wait(ctx)
 	if x.notRun != nil {
 		return werr, x.notRun
+	}
+	if x.col.failed != "" {
+		// The wrapper refused: a definition in the shell would have subverted it.
+		name := strings.TrimPrefix(x.col.failed, "function ")
+		return werr, &NotRun{Pane: x.req.pane.PaneID, refused: true,
+			Reason: fmt.Sprintf("its shell (%s) defines a function named %q, which hides the shell's own %s command that tmux-mcp needs to run commands safely; nothing was run", x.sh, name, name),
+			Hint:   fmt.Sprintf("Remove the function in that shell (unfunction %s), or run the command in another pane.", name)}
 	}
 	return werr, nil
 }
@@ -516,6 +524,7 @@ func (x *run) pump(ctx context.Context) bool {
 // typed and the shell echoed, up to the command as the wrapper redrew it: they read what a
 // person's screen shows, "<prompt><command>".
 func (x *run) elideEcho() {
+	x.retitle()
 	end := x.col.startAt
 	if x.redrawn {
 		end = x.col.shownAt // the command as redrawn stays
@@ -523,6 +532,35 @@ func (x *run) elideEcho() {
 	if end > x.typedAt {
 		x.f.Watch().Elide(x.typedAt, end)
 	}
+}
+
+// retitle gives the pane the command as its title when the shell's own hooks (a preexec that
+// puts the command line in the title) titled it with the typed line: as if a person had typed
+// the command.
+func (x *run) retitle() {
+	pre := x.col.pre
+	for _, osc := range []string{"\x1b]0;", "\x1b]2;"} {
+		i := bytes.LastIndex(pre, []byte(osc))
+		if i < 0 {
+			continue
+		}
+		title := pre[i+len(osc):]
+		if j := bytes.IndexAny(title, "\a\x1b"); j >= 0 {
+			title = title[:j]
+		}
+		if bytes.Contains(title, []byte(x.path)) {
+			go x.ts.Exec(context.Background(), []string{"select-pane", "-t", x.req.pane.PaneID, "-T", firstLine(x.req.Command)})
+			return
+		}
+	}
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // maybeInline types the whole wrapper once when the pane's shell failed to read the script

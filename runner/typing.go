@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
+	"github.com/tmux-mcp/tmux-mcp/screen"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -31,6 +32,8 @@ type NotRun struct {
 	Pane   string
 	Reason string // what happened, in words
 	Hint   string // what to do
+
+	refused bool // the wrapper refused (a definition it cannot get past): trying again is useless
 }
 
 func (e *NotRun) Error() string { return fmt.Sprintf("pane %s: %s", e.Pane, e.Reason) }
@@ -217,11 +220,16 @@ func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
 	return nil
 }
 
-// redrawAt reads the cursor after the shell showed the typed line, for the wrapper to put the
-// command there instead; nil when that cannot be known.
+// redrawAt finds where the shell shows the typed line, after it echoed it and before Enter,
+// for the wrapper to put the command there instead; nil when that cannot be known. The line is
+// looked for on the screen, left of the cursor: a line editor need not draw it where the
+// cursor arithmetic says (readline assumes its prompt starts in column 0, which it does not
+// after output without a final newline; fish redraws a multi-row prompt).
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.pane.PaneID, "#{cursor_x} #{cursor_y} #{pane_width}"})
-	if err != nil || len(out) == 0 || len(out[0]) == 0 {
+	pane := x.req.pane.PaneID
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width}"},
+		[]string{"capture-pane", "-p", "-t", pane})
+	if err != nil || len(out) < 2 || len(out[0]) == 0 {
 		return nil
 	}
 	f := strings.Fields(out[0][0])
@@ -231,8 +239,14 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	cx, err1 := strconv.Atoi(f[0])
 	cy, err2 := strconv.Atoi(f[1])
 	cols, err3 := strconv.Atoi(f[2])
-	if err1 != nil || err2 != nil || err3 != nil {
+	if err1 != nil || err2 != nil || err3 != nil || cols <= 0 || cy >= len(out[1]) {
 		return nil
+	}
+	first := max(0, cy-len(typed)/cols-1)
+	cells := screenCells(out[1][first:cy+1], cols)
+	end := min(len(cells), (cy-first)*cols+cx)
+	if i := lastIndex(cells[:end], typed); i >= 0 {
+		return &shellrun.Redraw{Up: cy + 1 - (first + i/cols), Col: i % cols}
 	}
 	if x.sh == shellrun.Mksh && cx < len(typed) {
 		return nil // mksh scrolls a line longer than the screen sideways
@@ -242,6 +256,44 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 		return nil
 	}
 	return &r
+}
+
+// screenCells lays rows of capture-pane text out cell by cell, cols to a row: a wide
+// character takes two cells (the second holds 0), a row ends in spaces.
+func screenCells(rows []string, cols int) []rune {
+	cells := make([]rune, 0, len(rows)*cols)
+	for _, row := range rows {
+		n := 0
+		for _, r := range row {
+			w := screen.CellWidth(r)
+			if w == 0 || n+w > cols {
+				continue
+			}
+			cells = append(cells, r)
+			if w == 2 {
+				cells = append(cells, 0)
+			}
+			n += w
+		}
+		for ; n < cols; n++ {
+			cells = append(cells, ' ')
+		}
+	}
+	return cells
+}
+
+// lastIndex returns where the ASCII text s last begins in cells, or -1.
+func lastIndex(cells []rune, s string) int {
+	for i := len(cells) - len(s); i >= 0; i-- {
+		j := 0
+		for j < len(s) && cells[i+j] == rune(s[j]) {
+			j++
+		}
+		if j == len(s) {
+			return i
+		}
+	}
+	return -1
 }
 
 // watchStart notices, once the line was entered, that the shell is back at its prompt without

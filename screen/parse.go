@@ -141,9 +141,10 @@ func (v *vt) print(text []byte, r rune) {
 	}
 }
 
-// cellWidth is wcwidth(3) as tmux uses it: 0 for combining marks and format characters (and
-// controls, which never reach it), 2 for East Asian wide and fullwidth characters (CJK, most
-// emoji), else 1.
+// CellWidth is wcwidth(3) as tmux uses it: 0 for combining marks and format characters (and
+// controls), 2 for East Asian wide and fullwidth characters (CJK, most emoji), else 1.
+func CellWidth(r rune) int { return cellWidth(r) }
+
 func cellWidth(r rune) int {
 	switch {
 	case r < 0x20 || r >= 0x7f && r < 0xa0:
