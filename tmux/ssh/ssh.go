@@ -215,7 +215,7 @@ func CommandLine(argv []string) string {
 // the remote sshd runs that string with the user's login shell (`$SHELL -c <string>`), which
 // splits, expands and globs it again. So every word is single-quoted, which keeps everything
 // literal in sh, dash, bash, zsh, ksh and fish, LF included, with two exceptions handled outside
-// the quotes: a single quote ends them (written '\'': close, escaped quote, reopen), and fish
+// the quotes: a single quote ends them (written '\”: close, escaped quote, reopen), and fish
 // reads \\ and \' as escapes inside single quotes, so a backslash is written '\\' (close,
 // escaped backslash, reopen), which every one of those shells reads as one backslash.
 func Quote(w string) string {
