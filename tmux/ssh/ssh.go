@@ -215,9 +215,10 @@ func CommandLine(argv []string) string {
 // the remote sshd runs that string with the user's login shell (`$SHELL -c <string>`), which
 // splits, expands and globs it again. So every word is single-quoted, which keeps everything
 // literal in sh, dash, bash, zsh, ksh and fish, LF included, with two exceptions handled outside
-// the quotes: a single quote ends them (written '\”: close, escaped quote, reopen), and fish
-// reads \\ and \' as escapes inside single quotes, so a backslash is written '\\' (close,
-// escaped backslash, reopen), which every one of those shells reads as one backslash.
+// the quotes: a single quote would end them, so it is written as close-quote, backslash-quote,
+// reopen; and fish reads a backslash before a backslash or a quote as an escape even inside
+// single quotes, so a backslash is written as close-quote, two backslashes, reopen. Every one
+// of those shells reads both forms as the one character.
 func Quote(w string) string {
 	var b strings.Builder
 	b.Grow(len(w) + 2)
