@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -119,9 +121,9 @@ func (s *Socket) hostArg() *string { return s.Host }
 // are, so a seeded tool reaches the default host. t itself is shared by every server of the
 // process and is not changed.
 func (t *Tool) withHosts(names []string) *Tool {
-	in, strict, out := t.inferHosts()
-	hasIn := !t.seedIn && strict.Properties["host"] != nil
-	hasOut := !t.seedOut && out != nil && hasHostOnly(out)
+	desc := " Configured: " + strings.Join(names, ", ") + "."
+	in, args, validator, hasIn := t.hostInput(desc)
+	out, hasOut := t.hostOutput()
 	if !hasIn && !hasOut {
 		return t
 	}
@@ -135,18 +137,71 @@ func (t *Tool) withHosts(names []string) *Tool {
 		nt.Description += " " + t.hostsNote
 	}
 	if hasIn {
-		desc := " Configured: " + strings.Join(names, ", ") + "."
-		in.Properties["host"].Description += desc
-		if strict != in {
-			strict.Properties["host"].Description += desc
-		}
-		nt.inputSchema, nt.args = in, argNames(strict)
-		nt.validator = sync.OnceValues(func() (*jsonschema.Resolved, error) { return resolve(strict) })
+		nt.inputSchema, nt.args, nt.validator = in, args, validator
 	}
 	if hasOut {
 		nt.outputSchema = out
 	}
 	return nt
+}
+
+// hostInput is t's input schema with the host argument, described with desc added: the
+// generated schema's text with host put right after socket_name, or, for a tool added since
+// schemas_gen.go was generated, the schema reflected from its types. (Reflecting every tool's
+// types again cost 6 to 11 ms of each start with hosts; splicing, about 2 ms in all.)
+func (t *Tool) hostInput(desc string) (schema any, args []string, validator func() (*jsonschema.Resolved, error), ok bool) {
+	if t.seedIn || !slices.Contains(t.args, "socket_name") {
+		return nil, nil, nil, false
+	}
+	args = append(slices.Clone(t.args), "host")
+	sort.Strings(args)
+	sock, host := socketProps()
+	if raw, isRaw := t.inputSchema.(json.RawMessage); isRaw {
+		if i := bytes.Index(raw, sock); i >= 0 {
+			h := *host
+			h.Description += desc
+			hb, err := json.Marshal(&h)
+			if err == nil {
+				j := i + len(sock)
+				spliced := string(raw[:j]) + `,"host":` + string(hb) + string(raw[j:])
+				return json.RawMessage(spliced), args, sync.OnceValues(func() (*jsonschema.Resolved, error) { return resolve(mustSchema(t.Name, spliced)) }), true
+			}
+		}
+	}
+	in, strict, _ := t.inferHosts()
+	in.Properties["host"].Description += desc
+	return in, args, sync.OnceValues(func() (*jsonschema.Resolved, error) { return resolve(strict) }), true
+}
+
+// socketProps returns the socket_name property as it appears in the generated input schemas
+// (`"socket_name":{...}`), and the host property's schema, both inferred from Socket.
+var socketProps = sync.OnceValues(func() ([]byte, *jsonschema.Schema) {
+	s, err := jsonschema.For[Socket](&jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("Socket's schema: %v", err))
+	}
+	nullDefaults(s)
+	b, err := json.Marshal(s.Properties["socket_name"])
+	if err != nil {
+		panic(fmt.Sprintf("Socket's schema: %v", err))
+	}
+	return append([]byte(`"socket_name":`), b...), s.Properties["host"]
+})
+
+// hostOutput is t's output schema with the host-only fields, for a tool whose results name
+// the socket (they name the host there too); only those are reflected again.
+func (t *Tool) hostOutput() (any, bool) {
+	if t.seedOut || t.outputSchema == nil {
+		return nil, false
+	}
+	if raw, ok := t.outputSchema.(json.RawMessage); ok && !bytes.Contains(raw, []byte(`"socket_name"`)) {
+		return nil, false
+	}
+	_, _, out := t.inferHosts()
+	if out == nil || !hasHostOnly(out) {
+		return nil, false
+	}
+	return out, true
 }
 
 // hasHostOnly reports whether a schema holds a host-only property at any depth.

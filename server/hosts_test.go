@@ -89,6 +89,12 @@ func TestHostArgsOnlyWithHosts(t *testing.T) {
 			} else if d, _ := h["description"].(string); !strings.Contains(d, "Configured: build, gpu, local.") {
 				t.Errorf("%s: host description %q", t1.Name, d)
 			}
+			// The generated schema with host spliced in is what reflection gives.
+			ref, _, _ := t1.inferHosts()
+			ref.Properties["host"].Description += " Configured: build, gpu, local."
+			if a, b := canonical(t, schemaMap(t, ref)), canonical(t, in2); a != b {
+				t.Errorf("%s: spliced input schema differs from the reflected one:\n%s\n%s", t1.Name, b, a)
+			}
 		}
 		dropHostOnly(in2)
 		if canonical(t, in1) != canonical(t, in2) {

@@ -1,11 +1,12 @@
-// Package testssh runs private OpenSSH servers on 127.0.0.1 for tests, so that tmux on this
-// machine can be reached as "another host" with nothing leaving the machine: a user key and
-// host keys generated into a temp dir, an ssh client config file of the test's own (ssh -F)
-// and a known_hosts of its own. Cleanup kills only the sshd processes it started.
+// Package testssh runs private OpenSSH servers on 127.0.0.1 for tests and benchmarks, so that
+// tmux on this machine can be reached as "another host" with nothing leaving the machine: a
+// user key and host keys generated into a temp dir, an ssh client config file of its own (ssh
+// -F) and a known_hosts of its own. It kills only the sshd processes it started.
 package testssh
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -25,33 +26,41 @@ import (
 // sshdPath is where Debian's openssh-server puts sshd; it must be run by absolute path.
 const sshdPath = "/usr/sbin/sshd"
 
-// Require skips the test when OpenSSH's client, server or ssh-keygen is missing, or when sshd
-// cannot run here (its privilege separation directory needs root to create).
-func Require(t testing.TB) {
-	t.Helper()
+// Available says why OpenSSH's client, server or ssh-keygen cannot be used here, or nil. sshd
+// needs its privilege separation directory, which it makes when it can (as root).
+func Available() error {
 	for _, bin := range []string{"ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s is not installed (package openssh-client)", bin)
+			return fmt.Errorf("%s is not installed (package openssh-client)", bin)
 		}
 	}
 	if _, err := os.Stat(sshdPath); err != nil {
-		t.Skip("sshd is not installed (package openssh-server)")
+		return errors.New("sshd is not installed (package openssh-server)")
 	}
 	if _, err := os.Stat("/run/sshd"); err != nil {
 		if os.Getuid() != 0 {
-			t.Skip("sshd needs /run/sshd, which only root can create")
+			return errors.New("sshd needs /run/sshd, which only root can create")
 		}
 		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-			t.Skipf("creating sshd's /run/sshd: %v", err)
+			return fmt.Errorf("creating sshd's /run/sshd: %v", err)
 		}
+	}
+	return nil
+}
+
+// Require skips the test when Available says no.
+func Require(t testing.TB) {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skip(err)
 	}
 }
 
 // Net is a set of test hosts sharing one user key, one known_hosts and one client config.
 type Net struct {
-	t          testing.TB
-	Dir        string // the temp dir holding keys, configs and each sshd's files
-	Config     string // the ssh client config file: pass it as ssh -F
+	t          testing.TB // nil outside tests (Open)
+	Dir        string     // the temp dir holding keys, configs and each sshd's files
+	Config     string     // the ssh client config file: pass it as ssh -F
 	user       string
 	key        string // the user's private key; its public half is authorized by every sshd
 	otherKey   string // a key no sshd authorizes
@@ -59,6 +68,7 @@ type Net struct {
 
 	mu    sync.Mutex
 	hosts []entry
+	sshds []*Sshd
 }
 
 type entry struct {
@@ -66,39 +76,77 @@ type entry struct {
 	port        int
 }
 
-// New makes the keys and an empty client config.
+// New makes the keys and an empty client config in a temp dir; the test's cleanup kills the
+// sshds and removes the dir.
 func New(t testing.TB) *Net {
 	t.Helper()
 	Require(t)
-	dir, err := os.MkdirTemp("", "ts") // short: sockets live below it
+	n, err := Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	u, err := user.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := &Net{t: t, Dir: dir, Config: filepath.Join(dir, "ssh_config"), user: u.Username,
-		key: filepath.Join(dir, "id"), otherKey: filepath.Join(dir, "id_other"), knownHosts: filepath.Join(dir, "known_hosts")}
-	keygen(t, n.key)
-	keygen(t, n.otherKey)
-	pub, err := os.ReadFile(n.key + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	n.writeConfig()
+	n.t = t
+	t.Cleanup(n.Close)
 	return n
 }
 
-func keygen(t testing.TB, path string) {
-	t.Helper()
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tmux-mcp-test", "-f", path).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen: %v: %s", err, out)
+// Open is New outside a test: the caller calls Close.
+func Open() (*Net, error) {
+	dir, err := os.MkdirTemp("", "ts") // short: sockets live below it
+	if err != nil {
+		return nil, err
 	}
+	u, err := user.Current()
+	if err != nil {
+		return nil, err
+	}
+	n := &Net{Dir: dir, Config: filepath.Join(dir, "ssh_config"), user: u.Username,
+		key: filepath.Join(dir, "id"), otherKey: filepath.Join(dir, "id_other"), knownHosts: filepath.Join(dir, "known_hosts")}
+	err = errors.Join(keygen(n.key), keygen(n.otherKey))
+	if err == nil {
+		var pub []byte
+		if pub, err = os.ReadFile(n.key + ".pub"); err == nil {
+			err = os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600)
+		}
+	}
+	if err == nil {
+		err = n.writeConfig()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return n, nil
+}
+
+// Close kills every sshd of the net and removes its dir.
+func (n *Net) Close() {
+	n.mu.Lock()
+	sshds := n.sshds
+	n.mu.Unlock()
+	for _, d := range sshds {
+		d.Kill()
+	}
+	os.RemoveAll(n.Dir)
+}
+
+func keygen(path string) error {
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tmux-mcp-test", "-f", path).CombinedOutput(); err != nil {
+		return fmt.Errorf("ssh-keygen: %v: %s", err, out)
+	}
+	return nil
+}
+
+// must fails the test with err, or panics outside one (only the test helpers call it).
+func (n *Net) must(err error) {
+	if err == nil {
+		return
+	}
+	if n.t == nil {
+		panic(err)
+	}
+	n.t.Helper()
+	n.t.Fatal(err)
 }
 
 // Sshd is one running OpenSSH server: one test host.
@@ -116,40 +164,59 @@ type Sshd struct {
 	exited chan error // receives the running sshd's exit
 }
 
-// Start starts an sshd on a free port of 127.0.0.1 and names it in the client config.
+// Start starts an sshd on a free port of 127.0.0.1 and names it in the client config, failing
+// the test when it cannot.
 func (n *Net) Start(name string) *Sshd {
-	n.t.Helper()
+	if n.t != nil {
+		n.t.Helper()
+	}
+	d, err := n.Launch(name)
+	n.must(err)
+	return d
+}
+
+// Launch is Start returning its error.
+func (n *Net) Launch(name string) (*Sshd, error) {
 	d := &Sshd{n: n, Name: name, dir: filepath.Join(n.Dir, name)}
 	d.TmuxTmpdir, d.Home = filepath.Join(d.dir, "t"), filepath.Join(d.dir, "home")
 	for _, p := range []string{d.dir, d.TmuxTmpdir, d.Home} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
-			n.t.Fatal(err)
+			return nil, err
 		}
 	}
 	hostKey := filepath.Join(d.dir, "host_key")
-	keygen(n.t, hostKey)
+	if err := keygen(hostKey); err != nil {
+		return nil, err
+	}
 	pub, err := os.ReadFile(hostKey + ".pub")
 	if err != nil {
-		n.t.Fatal(err)
+		return nil, err
 	}
 	f := strings.Fields(string(pub))
-	n.appendKnownHost(name + " " + f[0] + " " + f[1] + "\n")
+	if err := n.appendKnownHost(name + " " + f[0] + " " + f[1] + "\n"); err != nil {
+		return nil, err
+	}
 	d.conf, d.log = filepath.Join(d.dir, "sshd_config"), filepath.Join(d.dir, "sshd.log")
 	for try := 0; ; try++ {
-		d.Port = freePort(n.t)
-		d.writeConfig(hostKey)
-		if err := d.start(); err == nil {
+		if d.Port, err = freePort(); err == nil {
+			if err = d.writeConfig(hostKey); err == nil {
+				err = d.start()
+			}
+		}
+		if err == nil {
 			break
-		} else if try == 4 {
-			n.t.Fatalf("starting sshd: %v\n%s", err, d.Log())
+		}
+		if try == 4 {
+			return nil, fmt.Errorf("starting sshd: %v\n%s", err, d.Log())
 		}
 	}
-	n.t.Cleanup(d.Kill)
-	n.add(entry{name: name, port: d.Port})
-	return d
+	n.mu.Lock()
+	n.sshds = append(n.sshds, d)
+	n.mu.Unlock()
+	return d, n.add(entry{name: name, port: d.Port})
 }
 
-func (d *Sshd) writeConfig(hostKey string) {
+func (d *Sshd) writeConfig(hostKey string) error {
 	conf := strings.Join([]string{
 		"ListenAddress 127.0.0.1",
 		"Port " + strconv.Itoa(d.Port),
@@ -170,18 +237,16 @@ func (d *Sshd) writeConfig(hostKey string) {
 		"SetEnv TMUX_TMPDIR=" + d.TmuxTmpdir + " HOME=" + d.Home,
 		"",
 	}, "\n")
-	if err := os.WriteFile(d.conf, []byte(conf), 0o600); err != nil {
-		d.n.t.Fatal(err)
-	}
+	return os.WriteFile(d.conf, []byte(conf), 0o600)
 }
 
-func freePort(t testing.TB) int {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // start runs sshd in the foreground (-D) and waits until it accepts connections.
@@ -209,6 +274,7 @@ func (d *Sshd) start() error {
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
+			<-exited
 			return fmt.Errorf("sshd did not listen on port %d in 10s", d.Port)
 		}
 	}
@@ -216,9 +282,8 @@ func (d *Sshd) start() error {
 
 // Restart starts the sshd again on its port after Kill.
 func (d *Sshd) Restart() {
-	d.n.t.Helper()
 	if err := d.start(); err != nil {
-		d.n.t.Fatalf("restarting sshd: %v\n%s", err, d.Log())
+		d.n.must(fmt.Errorf("restarting sshd: %v\n%s", err, d.Log()))
 	}
 }
 
@@ -238,9 +303,7 @@ func (d *Sshd) Kill() {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	<-exited
-	// SIGKILL is delivered before kill(2) returns to a process that is not blocked in the
-	// kernel uninterruptibly; wait until the killed ones are gone or zombies (their sockets
-	// closed), at most 5 s.
+	// Wait until the killed ones are gone or zombies (their sockets closed), at most 5 s.
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
 		for running(pid) && time.Now().Before(deadline) {
@@ -289,37 +352,37 @@ func (d *Sshd) Log() string {
 
 // AddRefusedKey names another host on d's port that offers a key d does not authorize.
 func (n *Net) AddRefusedKey(name string, d *Sshd) {
-	n.add(entry{name: name, port: d.Port, extra: "  HostKeyAlias " + d.Name + "\n  IdentityFile " + n.otherKey + "\n"})
+	n.must(n.add(entry{name: name, port: d.Port, extra: "  HostKeyAlias " + d.Name + "\n  IdentityFile " + n.otherKey + "\n"}))
 }
 
 // AddClosed names a host on a port where nothing listens.
 func (n *Net) AddClosed(name string) {
-	n.add(entry{name: name, port: freePort(n.t)})
+	port, err := freePort()
+	n.must(err)
+	n.must(n.add(entry{name: name, port: port}))
 }
 
-func (n *Net) add(e entry) {
+func (n *Net) add(e entry) error {
 	n.mu.Lock()
 	n.hosts = append(n.hosts, e)
 	n.mu.Unlock()
-	n.writeConfig()
+	return n.writeConfig()
 }
 
-func (n *Net) appendKnownHost(line string) {
+func (n *Net) appendKnownHost(line string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	f, err := os.OpenFile(n.knownHosts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
-		n.t.Fatal(err)
+		return err
 	}
-	defer f.Close()
-	if _, err := f.WriteString(line); err != nil {
-		n.t.Fatal(err)
-	}
+	_, err = f.WriteString(line)
+	return errors.Join(err, f.Close())
 }
 
 // writeConfig writes the client config: each host's own entry first (ssh takes the first value
 // it reads for each option), then what every host shares.
-func (n *Net) writeConfig() {
+func (n *Net) writeConfig() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var b bytes.Buffer
@@ -337,7 +400,5 @@ func (n *Net) writeConfig() {
 	fmt.Fprintf(&b, "Host *\n  User %s\n  IdentitiesOnly yes\n  IdentityAgent none\n"+
 		"  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  UpdateHostKeys no\n",
 		n.user, n.knownHosts)
-	if err := os.WriteFile(n.Config, b.Bytes(), 0o600); err != nil {
-		n.t.Fatal(err)
-	}
+	return os.WriteFile(n.Config, b.Bytes(), 0o600)
 }
