@@ -300,28 +300,13 @@ func TestRemoteWaitAndSubscribe(t *testing.T) {
 	}
 }
 
-// connectNotes starts another tmux-mcp with c's command line and environment, with a client
-// that records resource notifications.
+// connectNotes starts another tmux-mcp with c's environment, with a client that records
+// resource notifications.
 func connectNotes(t *testing.T, c *Client, n *notes) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(binary)
 	cmd.Env = c.cmd.Env
-	cmd.Stderr = &testWriter{t: t}
-	opts := &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-		n.mu.Lock()
-		n.updated[req.Params.URI] = append(n.updated[req.Params.URI], time.Now())
-		n.mu.Unlock()
-		n.kick()
-	}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("connecting to tmux-mcp: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectOpts(t, c.Tmx, cmd, n.options()).CS
 }
 
 // TestRemoteShells: run_shell_command's and run_command's exit statuses and output in bash,

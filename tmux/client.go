@@ -102,8 +102,10 @@ func (s *Server) attachError(ctx context.Context, c *client, err error) error {
 	switch {
 	case isNoServer(stderr):
 		return ErrServerNotRunning
+	case ctx.Err() != nil && s.cfg.Host != nil:
+		return fmt.Errorf("attaching a control client on host %q (%s): %w", s.cfg.Host.Name, s.cfg.Host.Destination, ErrTimeout)
 	case ctx.Err() != nil:
-		return fmt.Errorf("attaching a control client: %w", s.timeoutError(ctx, [][]string{{"attach-session"}}))
+		return fmt.Errorf("attaching a control client: %w", ErrTimeout)
 	}
 	if c.waitErr != nil {
 		if perr := s.processError(c.waitErr, stderr); perr != nil {

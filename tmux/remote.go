@@ -19,6 +19,9 @@ func (s *Server) command(ctx context.Context, args ...string) (*exec.Cmd, error)
 		if err != nil {
 			return nil, s.hostError(ErrUnreachable, err.Error())
 		}
+		if s.cfg.Env != nil {
+			cmd.Env = s.cfg.Env // the ssh process's
+		}
 		return cmd, nil
 	}
 	var cmd *exec.Cmd

@@ -27,7 +27,7 @@ type Config struct {
 	Bin        string        // tmux executable (on Host, when set); "tmux" from PATH when empty
 	SocketName string        // tmux -L
 	SocketPath string        // tmux -S; wins over SocketName
-	Env        []string      // environment of spawned tmux (or ssh) processes; nil means this process's
+	Env        []string      // environment of spawned tmux processes (on Host: of the ssh processes); nil means this process's (or Host.Env)
 	Timeout    time.Duration // deadline of a request whose context has none; DefaultTimeout when 0
 	// Host, when set, is the machine tmux runs on, reached over OpenSSH: every tmux process
 	// (control clients and spawned commands alike) runs there through the host's shared
