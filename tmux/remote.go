@@ -15,14 +15,7 @@ import (
 func (s *Server) command(ctx context.Context, args ...string) (*exec.Cmd, error) {
 	argv := s.argv(args...)
 	if s.cfg.Host != nil {
-		cmd, err := s.cfg.Host.Command(ctx, append([]string{s.cfg.Bin}, argv...)...)
-		if err != nil {
-			return nil, s.hostError(ErrUnreachable, err.Error())
-		}
-		if s.cfg.Env != nil {
-			cmd.Env = s.cfg.Env // the ssh process's
-		}
-		return cmd, nil
+		return s.hostCommand(ctx, append([]string{s.cfg.Bin}, argv...)...)
 	}
 	var cmd *exec.Cmd
 	if ctx == nil {
@@ -37,9 +30,18 @@ func (s *Server) command(ctx context.Context, args ...string) (*exec.Cmd, error)
 // remoteCommand returns the ssh process that runs a POSIX sh script on the host with args as
 // $1, $2, ... (never part of the script's text).
 func (s *Server) remoteCommand(ctx context.Context, script string, args ...string) (*exec.Cmd, error) {
-	cmd, err := s.cfg.Host.Command(ctx, append([]string{"sh", "-c", script, "sh"}, args...)...)
+	return s.hostCommand(ctx, append([]string{"sh", "-c", script, "sh"}, args...)...)
+}
+
+// hostCommand returns the ssh process that runs argv on the host, in the configured
+// environment (Config.Env, else the Host's).
+func (s *Server) hostCommand(ctx context.Context, argv ...string) (*exec.Cmd, error) {
+	cmd, err := s.cfg.Host.Command(ctx, argv...)
 	if err != nil {
 		return nil, s.hostError(ErrUnreachable, err.Error())
+	}
+	if s.cfg.Env != nil {
+		cmd.Env = s.cfg.Env
 	}
 	return cmd, nil
 }
