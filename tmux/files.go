@@ -17,9 +17,10 @@ import (
 // Files on the machine tmux runs on, for what a pane's shell must read there (a wrapper
 // script). On this machine they are the os package's; on another host each is one session
 // over the host's shared ssh connection running a fixed POSIX sh script, its arguments passed
-// as $1, $2 (never as script text). Measured over loopback ssh on the 2-core VM: about 12 ms a
-// call, mostly the remote sshd starting the session's shell; typing a short script inline
-// costs nothing extra.
+// as $1, $2 (never as script text). Measured over loopback ssh on the 2-core VM: 15 to 17 ms a
+// call (the ssh client starting, the remote sshd starting the session's shell), where a
+// control-mode request costs a fraction of a millisecond: typing a short script inline costs
+// nothing extra.
 
 // MkdirTemp makes a new private directory (mode 0700) on the server's machine, named pattern
 // plus a random suffix, in that machine's TMPDIR (else /tmp), and returns its path. pattern
