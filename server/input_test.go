@@ -26,7 +26,7 @@ func resultText(r *mcp.CallToolResult) string {
 func TestInputRefusesReservedPane(t *testing.T) {
 	s, tmx, pane := newTestServer(t, policy.Mutating)
 	ctx := context.Background()
-	ts, err := s.tmuxFor(nil)
+	ts, err := s.tmuxDefault()
 	if err != nil {
 		t.Fatal(err)
 	}

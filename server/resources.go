@@ -133,7 +133,7 @@ func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
 		Name: "sessions", Title: "tmux sessions", URI: "tmux://sessions", MIMEType: "application/json",
 		Description: "Every session of the tmux server.",
 	}}}
-	ts, err := s.tmuxFor(nil)
+	ts, err := s.tmuxDefault()
 	if err != nil {
 		return res
 	}

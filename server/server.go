@@ -210,9 +210,9 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*
 // socketNameRe is what a tmux -L name may be: no path separators, nothing tmux would mangle.
 var socketNameRe = lazyRegexp(`^[A-Za-z0-9_.@+=-]{1,100}$`)
 
-// tmuxFor returns the engine handle for socket_name (nil: the configured default) on the
-// default host.
-func (s *Server) tmuxFor(socketName *string) (*tmux.Server, error) { return s.tmuxOn(nil, socketName) }
+// tmuxDefault returns the engine handle of the default socket on the default host. A tool
+// reaches its call's server with Call.tmuxFor, which honours the host argument.
+func (s *Server) tmuxDefault() (*tmux.Server, error) { return s.tmuxOn(nil, nil) }
 
 // tmuxFor returns the engine handle for the call's host and socket_name.
 func (c *Call) tmuxFor(socketName *string) (*tmux.Server, error) {
