@@ -64,8 +64,14 @@ func startOn(t testing.TB, tmx *testtmux.Server, env ...string) *Client {
 // connect starts cmd (the binary, with its environment set) and connects to it.
 func connect(t testing.TB, tmx *testtmux.Server, cmd *exec.Cmd) *Client {
 	t.Helper()
+	return connectOpts(t, tmx, cmd, nil)
+}
+
+// connectOpts is connect with client options (handlers of notifications).
+func connectOpts(t testing.TB, tmx *testtmux.Server, cmd *exec.Cmd, opts *mcp.ClientOptions) *Client {
+	t.Helper()
 	cmd.Stderr = &testWriter{t: t}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

@@ -62,7 +62,15 @@ func startNotes(t *testing.T, env ...string) (*Client, *notes) {
 	t.Helper()
 	tmx := testtmux.New(t)
 	n := &notes{updated: map[string][]time.Time{}, changed: make(chan struct{}, 1)}
-	opts := &mcp.ClientOptions{
+	cmd := exec.Command(binary)
+	cmd.Env = append(append([]string{}, tmx.Env...), "LIBTMUX_SOCKET_PATH="+tmx.Socket)
+	cmd.Env = append(cmd.Env, env...)
+	return connectOpts(t, tmx, cmd, n.options()), n
+}
+
+// options are client options whose handlers record the notifications in n.
+func (n *notes) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			n.mu.Lock()
 			n.updated[req.Params.URI] = append(n.updated[req.Params.URI], time.Now())
@@ -76,19 +84,6 @@ func startNotes(t *testing.T, env ...string) (*Client, *notes) {
 			n.kick()
 		},
 	}
-	cmd := exec.Command(binary)
-	cmd.Env = append(append([]string{}, tmx.Env...), "LIBTMUX_SOCKET_PATH="+tmx.Socket)
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stderr = &testWriter{t: t}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("connecting to tmux-mcp: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return &Client{t: t, CS: cs, Tmx: tmx, cmd: cmd}, n
 }
 
 func readResource(t *testing.T, c *Client, uri string) (*mcp.ReadResourceResult, error) {

@@ -87,7 +87,7 @@ func loadBuffer(ctx context.Context, c *Call, in *loadBufferIn) (bufferRef, erro
 		}
 		logical = *in.LogicalName
 	}
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return bufferRef{}, err
 	}
@@ -167,7 +167,7 @@ func showBuffer(ctx context.Context, c *Call, in *showBufferIn) (bufferContent, 
 	if in.MaxLines != nil && *in.MaxLines < 1 {
 		return bufferContent{}, fail("Pass a positive max_lines, or null for no line limit.", "max_lines must be at least 1")
 	}
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return bufferContent{}, err
 	}
@@ -226,7 +226,7 @@ func deleteBuffer(ctx context.Context, c *Call, in *deleteBufferIn) (resultOut, 
 	if err := checkBufferName(in.BufferName); err != nil {
 		return resultOut{}, err
 	}
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return resultOut{}, err
 	}

@@ -130,7 +130,7 @@ func waitForChannel(ctx context.Context, c *Call, in *waitChannelIn) (waitChanne
 	start := time.Now()
 	eff := c.srv.clampWait(seconds(in.Timeout))
 	out := waitChannelOut{Channel: in.Channel, EffectiveTimeout: eff.Seconds()}
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return out, err
 	}
@@ -201,7 +201,7 @@ type signalChannelOut struct {
 }
 
 func signalChannel(ctx context.Context, c *Call, in *signalChannelIn) (signalChannelOut, error) {
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return signalChannelOut{}, err
 	}

@@ -23,7 +23,15 @@ type Options struct {
 	PipeRoot        string        // LIBTMUX_MCP_PIPE_ROOT
 	AllowWatched    bool          // LIBTMUX_MCP_ALLOW_WATCHED: runs may type into watched panes
 	Env             []string      // environment for tmux and for caller detection; nil: this process's
-	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout when 0
+	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
+	// Hosts are the other machines calls may reach (LIBTMUX_MCP_HOSTS); with none, no tool
+	// advertises a host argument.
+	Hosts []HostConfig
+	// DefaultHost is the host of calls without one (LIBTMUX_MCP_DEFAULT_HOST): "" or "local"
+	// for this machine, else a name in Hosts. The seeded tools, which take no host, reach it.
+	DefaultHost       string
+	SSHConfig         string        // LIBTMUX_MCP_SSH_CONFIG: ssh -F file; "" for the user's ~/.ssh/config
+	SSHConnectTimeout time.Duration // LIBTMUX_MCP_SSH_CONNECT_TIMEOUT; ssh.DefaultConnectTimeout when 0
 }
 
 // Wait ceiling bounds.
@@ -46,6 +54,9 @@ func (o *Options) normalize() error {
 		if !knownTool(name) {
 			return fmt.Errorf("LIBTMUX_MCP_TOOLS names %q, which is not a tool; run `tmux-mcp tools` for the list", name)
 		}
+	}
+	if err := o.checkHosts(); err != nil {
+		return err
 	}
 	return o.checkToolsets()
 }

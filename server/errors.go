@@ -30,6 +30,9 @@ func describe(err error) *toolError {
 		return te
 	}
 	msg := err.Error()
+	if he := (*tmux.HostError)(nil); errors.As(err, &he) {
+		return &toolError{msg, hostHint(he)}
+	}
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
 		return &toolError{msg, "Install tmux 3.2a or newer, or point LIBTMUX_TMUX_BIN (--tmux-bin) at it."}
@@ -49,4 +52,13 @@ func describe(err error) *toolError {
 		return &toolError{msg, "Check the arguments; tmux's message above says what it refused."}
 	}
 	return &toolError{msg, ""}
+}
+
+// hostHint says what to do about a host that could not be used.
+func hostHint(he *tmux.HostError) string {
+	switch {
+	case errors.Is(he, tmux.ErrNoTmux), errors.Is(he, tmux.ErrTmuxTooOld):
+		return fmt.Sprintf("Install tmux 3.2a or newer on that host, on the PATH of a non-interactive ssh command (`ssh %s tmux -V` shows what it finds), or use another host.", he.Destination)
+	}
+	return fmt.Sprintf("Check that `ssh -o BatchMode=yes %s true` works from this machine: tmux-mcp never prompts, so the key must be in the agent or ~/.ssh and the host key in known_hosts. Or use another host (list_servers shows them).", he.Destination)
 }

@@ -25,7 +25,8 @@ import (
 func inventoryTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "list_servers", Title: "List tmux Servers", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the live tmux servers of this user (sockets in $TMUX_TMPDIR/tmux-<uid>/, stale sockets skipped), then any extra socket paths given. Use a server's socket_name in other tools."},
+			Description: "List the live tmux servers of this user (sockets in $TMUX_TMPDIR/tmux-<uid>/, stale sockets skipped), then any extra socket paths given. Use a server's socket_name in other tools.",
+			HostsNote:   "Then it lists the servers of every configured host at once (host says where each runs; a host that cannot be reached in its connect timeout is reported in unreachable_hosts, and the others are still listed)."},
 			listServers),
 		define(spec{Name: "list_sessions", Title: "List tmux Sessions", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "List the sessions of a tmux server (terminal multiplexer workspace): ids, names, window counts, attached terminal clients, active window and pane. Optional filters narrow the list.",
@@ -79,6 +80,9 @@ type listServersIn struct {
 
 type listServersOut struct {
 	Servers []ServerInfo `json:"servers"`
+
+	// Only when hosts are configured (hostOnly).
+	Unreachable []hostFailure `json:"unreachable_hosts,omitempty" jsonschema:"configured hosts that could not be listed, with ssh's or the host's message"`
 }
 
 func listServers(ctx context.Context, c *Call, in *listServersIn) (listServersOut, error) {
@@ -106,11 +110,16 @@ func listServers(ctx context.Context, c *Call, in *listServersIn) (listServersOu
 		}
 		conn.Close()
 		ts := tmux.NewServer(tmux.Config{Bin: c.srv.opts.TmuxBin, SocketPath: p, Env: c.srv.opts.Env, Timeout: time.Second})
-		info := serverInfo(ctx, c, ts, filepath.Base(p), p)
+		info, _ := serverInfo(ctx, c, ts, filepath.Base(p), p)
 		ts.Close()
 		if info.IsAlive {
 			out.Servers = append(out.Servers, info)
 		}
+	}
+	if len(c.srv.hosts) > 0 {
+		servers, failed := c.listHosts(ctx)
+		out.Servers = append(out.Servers, servers...)
+		out.Unreachable = failed
 	}
 	return out, nil
 }
@@ -136,7 +145,7 @@ type socketOnly struct {
 }
 
 func getServerInfo(ctx context.Context, c *Call, in *socketOnly) (ServerInfo, error) {
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return ServerInfo{}, err
 	}
@@ -145,18 +154,25 @@ func getServerInfo(ctx context.Context, c *Call, in *socketOnly) (ServerInfo, er
 	if name == "" && cfg.SocketPath == "" {
 		name = "default"
 	}
-	return serverInfo(ctx, c, ts, name, cfg.SocketPath), nil
+	return serverInfo(ctx, c, ts, name, cfg.SocketPath)
 }
 
-func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string) ServerInfo {
-	info := ServerInfo{SocketName: name, SocketPath: path}
-	if path == "" {
+// serverInfo describes the server ts; it fails only when its host cannot be reached (on this
+// machine, a server that does not answer is simply not alive).
+func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string) (ServerInfo, error) {
+	info := ServerInfo{SocketName: name, SocketPath: path, Host: c.srv.hostLabel(ts)}
+	if path == "" && ts.Local() {
 		info.SocketPath = filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()), name)
 	}
 	out, err := ts.Query(ctx, []string{"display-message", "-p", "#{pid} #{version} #{socket_path}"})
+	if he := (*tmux.HostError)(nil); errors.As(err, &he) {
+		return info, err
+	}
 	if err != nil || len(out[0]) == 0 {
-		info.Version = binaryVersion(ctx, c.srv.opts.TmuxBin)
-		return info
+		if ts.Local() {
+			info.Version = binaryVersion(ctx, c.srv.opts.TmuxBin)
+		}
+		return info, nil
 	}
 	f := strings.SplitN(out[0][0], " ", 3)
 	if len(f) == 3 {
@@ -166,7 +182,7 @@ func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string
 	}
 	snap, err := ts.Snapshot(ctx, tmux.WithAll)
 	if err != nil {
-		return info
+		return info, nil
 	}
 	info.IsAlive = true
 	info.SessionCount = len(snap.Sessions)
@@ -177,7 +193,7 @@ func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string
 			info.AttachedClients++
 		}
 	}
-	return info
+	return info, nil
 }
 
 func binaryVersion(ctx context.Context, bin string) string {
@@ -207,7 +223,7 @@ func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, er
 	if err != nil {
 		return listSessionsOut{}, err
 	}
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return listSessionsOut{}, err
 	}
@@ -330,7 +346,7 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if err != nil {
 		return tmux.Session{}, err
 	}
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return tmux.Session{}, err
 	}
@@ -363,7 +379,7 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if len(out) == 0 {
 		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
 	}
-	c.srv.kickTopology(in.SocketName)
+	c.srv.kickTopology(c.host, in.SocketName)
 	return findSession(ctx, ts, out[0])
 }
 

@@ -851,7 +851,7 @@ func killSession(ctx context.Context, c *Call, in *sessionIn) (resultOut, error)
 // ---- kill_server
 
 func killServer(ctx context.Context, c *Call, in *socketOnly) (resultOut, error) {
-	ts, err := c.srv.tmuxFor(in.SocketName)
+	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
 		return resultOut{}, err
 	}

@@ -24,6 +24,9 @@ type ServerInfo struct {
 	WindowCount     int    `json:"window_count"`
 	PaneCount       int    `json:"pane_count"`
 	AttachedClients int    `json:"attached_clients" jsonschema:"terminal clients; control-mode clients never count"`
+
+	// Host is set, and advertised, only when hosts are configured (hostOnly).
+	Host *string `json:"host,omitempty" jsonschema:"the host it runs on: a configured name, or local for this machine"`
 }
 
 // paneInfo adds is_caller and is_watched to a pane read in snap.
@@ -36,13 +39,14 @@ func (c *Call) paneInfos(ctx context.Context, ts *tmux.Server, snap *tmux.Snapsh
 	out := make([]PaneInfo, len(panes))
 	var id tmux.Identity
 	caller := c.srv.caller
-	if caller != nil && caller.PaneID != "" {
+	if caller != nil && caller.PaneID != "" && ts.Local() {
 		id, _ = ts.Identity(ctx)
 	}
 	for i, p := range panes {
 		out[i] = PaneInfo{Pane: p, IsWatched: watched[p.PaneID]}
 		if caller != nil {
-			v := caller.IsPane(id.SocketPath, id.PID, p.PaneID)
+			// The caller runs on this machine: a server on another host is never its own.
+			v := ts.Local() && caller.IsPane(id.SocketPath, id.PID, p.PaneID)
 			out[i].IsCaller = &v
 		}
 	}
@@ -51,7 +55,7 @@ func (c *Call) paneInfos(ctx context.Context, ts *tmux.Server, snap *tmux.Snapsh
 
 // isCallerServer reports whether this MCP server runs inside the tmux server ts (refusing when unsure).
 func (c *Call) isCallerServer(ctx context.Context, ts *tmux.Server) bool {
-	if c.srv.caller == nil {
+	if c.srv.caller == nil || !ts.Local() {
 		return false
 	}
 	id, err := ts.Identity(ctx)

@@ -83,7 +83,7 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tm
 			return nil, st, err
 		}
 	}
-	ts, err := c.srv.tmuxFor(sock)
+	ts, err := c.tmuxFor(sock)
 	if err != nil {
 		return nil, st, err
 	}
@@ -274,7 +274,7 @@ type showEnvironmentOut struct {
 // envTarget resolves the session of an environment tool, or global when none is given.
 func (c *Call) envTarget(ctx context.Context, in envScopeIn) (*tmux.Server, []string, string, error) {
 	if in.SessionID == nil && in.SessionName == nil {
-		ts, err := c.srv.tmuxFor(in.SocketName)
+		ts, err := c.tmuxFor(in.SocketName)
 		return ts, []string{"-g"}, "global", err
 	}
 	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
@@ -396,7 +396,7 @@ func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Serv
 	if s := str(a.Scope); a.Target == nil && (s == "" || s == "server") {
 		// Server-wide means global: tmux splits its global hooks between two trees.
 		var err error
-		if ts, err = c.srv.tmuxFor(sock); err != nil {
+		if ts, err = c.tmuxFor(sock); err != nil {
 			return nil, out, err
 		}
 		cmds, out.Target = globalHookCmds, "global"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -142,7 +143,7 @@ func pipePane(ctx context.Context, c *Call, in *pipeIn) (ResultOut, error) {
 	var path string
 	if in.OutputPath != nil {
 		var err error
-		if path, err = c.srv.pipePath(*in.OutputPath); err != nil {
+		if path, err = c.pipePath(*in.OutputPath); err != nil {
 			return ResultOut{}, err
 		}
 	}
@@ -180,18 +181,59 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// pipePath checks output_path for the call's host: a path on this machine (pipePath), or on
+// another host (remotePipePath).
+func (c *Call) pipePath(p string) (string, error) {
+	if h, _, err := c.srv.hostFor(c.host); err != nil {
+		return "", err
+	} else if h != nil {
+		return c.srv.remotePipePath(p)
+	}
+	return c.srv.pipePath(p)
+}
+
+// remotePipePath checks output_path on another host, where tmux writes it: it must be
+// absolute (there is no working directory to be relative to), and under
+// LIBTMUX_MCP_PIPE_ROOT it must lie below the root as written, .. cleaned away (symlinks
+// there cannot be resolved from here).
+func (s *Server) remotePipePath(p string) (string, error) {
+	if err := checkPipePath(p); err != nil {
+		return "", err
+	}
+	if !path.IsAbs(p) {
+		return "", fail("Give an absolute path on that host, e.g. /tmp/pane.log.", "output_path %q is relative: on another host it must be absolute", truncate(p, 200))
+	}
+	clean := path.Clean(p)
+	if root := s.opts.PipeRoot; root != "" {
+		r := path.Clean(root)
+		if !strings.HasPrefix(clean, strings.TrimSuffix(r, "/")+"/") {
+			return "", fail(fmt.Sprintf("LIBTMUX_MCP_PIPE_ROOT confines pipe_pane to %s; choose a file below it.", root),
+				"output_path %s is outside LIBTMUX_MCP_PIPE_ROOT", clean)
+		}
+	}
+	return clean, nil
+}
+
+func checkPipePath(p string) error {
+	switch {
+	case p == "":
+		return fail("Give a file path to log to, or pass output_path=null to stop logging.", "output_path is empty")
+	case strings.ContainsRune(p, 0):
+		return fail("Give a file path without NUL bytes.", "output_path contains a NUL byte")
+	case len(p) > 4096:
+		return fail("Give a shorter path.", "output_path is %d bytes long; at most 4096 are taken", len(p))
+	}
+	return nil
+}
+
 // pipePath checks output_path and returns the absolute path to write to. Under
 // LIBTMUX_MCP_PIPE_ROOT the path, with .. and the symlinks of its existing part resolved,
 // must lie below the root, and that resolved path is returned.
 func (s *Server) pipePath(p string) (string, error) {
-	switch {
-	case p == "":
-		return "", fail("Give a file path to log to, or pass output_path=null to stop logging.", "output_path is empty")
-	case strings.ContainsRune(p, 0):
-		return "", fail("Give a file path without NUL bytes.", "output_path contains a NUL byte")
-	case len(p) > 4096:
-		return "", fail("Give a shorter path.", "output_path is %d bytes long; at most 4096 are taken", len(p))
-	case !filepath.IsAbs(p):
+	if err := checkPipePath(p); err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(p) {
 		return "", fail("Give an absolute path, e.g. /tmp/pane.log (~ is not expanded).", "output_path %q is a relative path; the log would land in whatever directory this MCP server was started in", truncate(p, 200))
 	}
 	abs, err := filepath.Abs(p)

@@ -248,7 +248,7 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 	var ts *tmux.Server
 	if in.PaneID != nil {
 		var err error
-		if ts, err = c.srv.tmuxFor(in.SocketName); err != nil {
+		if ts, err = c.tmuxFor(in.SocketName); err != nil {
 			return RecordingSummary{}, err
 		}
 	}

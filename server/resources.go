@@ -70,6 +70,13 @@ var resourceTemplates = []*mcp.ResourceTemplate{
 // (tmux://panes/%1/content) reach them and starts the topology watch behind list_changed.
 func (s *Server) addResources() {
 	for _, t := range resourceTemplates {
+		if len(s.hosts) > 0 && t.Name != "get_pane_content" {
+			// With hosts, the templates take ?host= too; the seed's stays exact (a URI may
+			// still add ?host=: see matchURI).
+			c := *t
+			c.URITemplate = strings.Replace(c.URITemplate, "{?socket_name}", "{?socket_name,host}", 1)
+			t = &c
+		}
 		s.mcp.AddResourceTemplate(t, s.readResource)
 	}
 	s.addScreenshotResource()
@@ -83,27 +90,31 @@ func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "resources/list":
-			s.ensureTopology(nil)
+			s.ensureTopology(nil, nil)
 			return s.listResources(ctx), nil
 		case "resources/templates/list", "resources/subscribe":
-			s.ensureTopology(nil)
+			s.ensureTopology(nil, nil)
 		case "resources/read":
 			r, ok := req.(*mcp.ReadResourceRequest)
 			if !ok || r.Params == nil {
 				break
 			}
-			s.ensureTopology(nil)
+			s.ensureTopology(nil, nil)
 			orig := r.Params.URI
 			fixed := canonicalURI(orig)
-			r.Params.URI = fixed
+			match := matchURI(fixed)
+			if match != fixed {
+				ctx = context.WithValue(ctx, resourceURIKey{}, fixed)
+			}
+			r.Params.URI = match
 			res, err := next(ctx, method, req)
 			r.Params.URI = orig
 			if err != nil {
 				return nil, explainMiss(orig, err)
 			}
-			if rr, ok := res.(*mcp.ReadResourceResult); ok && fixed != orig {
+			if rr, ok := res.(*mcp.ReadResourceResult); ok && match != orig {
 				for _, c := range rr.Contents {
-					if c.URI == fixed {
+					if c.URI == fixed || c.URI == match {
 						c.URI = orig
 					}
 				}
@@ -123,7 +134,7 @@ func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
 		Name: "sessions", Title: "tmux sessions", URI: "tmux://sessions", MIMEType: "application/json",
 		Description: "Every session of the tmux server.",
 	}}}
-	ts, err := s.tmuxFor(nil)
+	ts, err := s.tmuxDefault()
 	if err != nil {
 		return res
 	}
@@ -172,6 +183,25 @@ func canonicalURI(u string) string {
 	return b.String()
 }
 
+// resourceURIKey carries, in a resources/read context, the URI the client asked for when the
+// SDK was given another one to match (matchURI).
+type resourceURIKey struct{}
+
+// matchURI is the URI the SDK matches against the templates: u itself, or, when its query
+// names a host, u without its query. The SDK matches a query only as far as a template
+// declares it, and the seed's template declares socket_name alone; readResource parses the
+// whole URI the client sent (resourceURIKey) and refuses what it does not take.
+func matchURI(u string) string {
+	base, query, ok := strings.Cut(u, "?")
+	if !ok {
+		return u
+	}
+	if q, err := url.ParseQuery(query); err == nil && q.Has("host") {
+		return base
+	}
+	return u
+}
+
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
@@ -183,6 +213,7 @@ type resURI struct {
 	window  int
 	pane    string
 	socket  *string
+	host    *string
 }
 
 // parseResourceURI parses the URIs of resourceTemplates. Names and ids are percent-decoded;
@@ -201,12 +232,15 @@ func parseResourceURI(raw string) (resURI, error) {
 			return u, fmt.Errorf("the query of %q: %v", truncate(raw, 100), err)
 		}
 		for k := range q {
-			if k != "socket_name" {
-				return u, fmt.Errorf("unknown query parameter %q (only socket_name is taken)", k)
+			if k != "socket_name" && k != "host" {
+				return u, fmt.Errorf("unknown query parameter %q (only socket_name and host are taken)", k)
 			}
 		}
 		if v := q.Get("socket_name"); v != "" {
 			u.socket = &v
+		}
+		if v := q.Get("host"); v != "" {
+			u.host = &v
 		}
 	}
 	segs := strings.Split(path, "/")
@@ -299,14 +333,17 @@ func uriData(uri string) json.RawMessage {
 // readResource serves every template.
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
+	if asked, ok := ctx.Value(resourceURIKey{}).(string); ok {
+		uri = asked
+	}
 	u, err := parseResourceURI(uri)
 	if err != nil {
 		return nil, invalidURI(uri, err)
 	}
-	if u.socket != nil {
-		s.ensureTopology(u.socket)
+	if u.socket != nil || u.host != nil {
+		s.ensureTopology(u.host, u.socket)
 	}
-	c := &Call{srv: s}
+	c := &Call{srv: s, host: u.host}
 	v, err := c.resourceValue(ctx, u)
 	if err != nil {
 		return nil, resourceErr(uri, err)
@@ -333,7 +370,7 @@ func resourceErr(uri string, err error) error {
 
 // resourceValue reads what u names: a string for text/plain, else a value for JSON.
 func (c *Call) resourceValue(ctx context.Context, u resURI) (any, error) {
-	ts, err := c.srv.tmuxFor(u.socket)
+	ts, err := c.tmuxFor(u.socket)
 	if err != nil {
 		return nil, err
 	}
@@ -408,11 +445,14 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	if p.Ref.Type == "ref/prompt" && name != "pane_id" && name != "session_name" {
 		return res, nil
 	}
-	var sock *string
+	var sock, host *string
 	if v := args["socket_name"]; v != "" {
 		sock = &v
 	}
-	ts, err := s.tmuxFor(sock)
+	if v := args["host"]; v != "" {
+		host = &v
+	}
+	ts, err := s.tmuxOn(host, sock)
 	if err != nil {
 		return res, nil
 	}

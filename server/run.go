@@ -76,7 +76,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if err := checkIDs(a.target.PaneID, a.target.WindowID, a.target.SessionID); err != nil {
 		return tmux.Pane{}, res, err
 	}
-	ts, err := c.srv.tmuxFor(a.sock)
+	ts, err := c.tmuxFor(a.sock)
 	if err != nil {
 		return tmux.Pane{}, res, err
 	}

@@ -187,7 +187,7 @@ func (s *Server) readScreenshot(ctx context.Context, req *mcp.ReadResourceReques
 	if err != nil {
 		return nil, invalidURI(uri, err)
 	}
-	ts, err := s.tmuxFor(u.socket)
+	ts, err := s.tmuxOn(u.host, u.socket)
 	if err != nil {
 		return nil, resourceErr(uri, err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/ssh"
 )
 
 // Server serves the tool catalogue over MCP for one or more tmux servers.
@@ -32,6 +33,7 @@ type Server struct {
 	mu      sync.Mutex
 	sockets map[string]*tmux.Server
 	closed  bool
+	hosts   map[string]*ssh.Host // the configured hosts by name (hosts.go)
 
 	state *state // shared per-process bookkeeping (reservations, echoes, buffers)
 
@@ -51,7 +53,8 @@ func New(opts Options) (*Server, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	s := &Server{opts: opts, tools: map[string]*Tool{}, hidden: map[string]string{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState()}
+	s := &Server{opts: opts, tools: map[string]*Tool{}, hidden: map[string]string{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState(),
+		hosts: newHosts(&opts)}
 	if opts.Audit != "" {
 		a, err := openAudit(opts.Audit)
 		if err != nil {
@@ -66,6 +69,9 @@ func New(opts Options) (*Server, error) {
 		}
 		if t.variant != nil {
 			t = t.variant(&s.opts)
+		}
+		if len(s.hosts) > 0 {
+			t = t.withHosts(s.opts.hostNames())
 		}
 		s.tools[t.Name] = t
 		s.order = append(s.order, t)
@@ -206,9 +212,26 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*
 // socketNameRe is what a tmux -L name may be: no path separators, nothing tmux would mangle.
 var socketNameRe = lazyRegexp(`^[A-Za-z0-9_.@+=-]{1,100}$`)
 
-// tmuxFor returns the engine handle for a call's socket_name (nil: the configured default).
-func (s *Server) tmuxFor(socketName *string) (*tmux.Server, error) {
-	cfg := tmux.Config{Bin: s.opts.TmuxBin, Env: s.opts.Env, Timeout: s.opts.TmuxTimeout}
+// tmuxDefault returns the engine handle of the default socket on the default host. A tool
+// reaches its call's server with Call.tmuxFor, which honours the host argument.
+func (s *Server) tmuxDefault() (*tmux.Server, error) { return s.tmuxOn(nil, nil) }
+
+// tmuxFor returns the engine handle for the call's host and socket_name.
+func (c *Call) tmuxFor(socketName *string) (*tmux.Server, error) {
+	return c.srv.tmuxOn(c.host, socketName)
+}
+
+// tmuxOn returns the engine handle for a host (nil: the default host) and socket_name (nil:
+// the configured default; LIBTMUX_SOCKET_PATH, a path on this machine, applies only here).
+func (s *Server) tmuxOn(host, socketName *string) (*tmux.Server, error) {
+	h, hostName, err := s.hostFor(host)
+	if err != nil {
+		return nil, err
+	}
+	cfg := tmux.Config{Bin: s.opts.TmuxBin, Env: s.opts.Env, Timeout: s.opts.TmuxTimeout, Host: h}
+	if h != nil {
+		cfg.Bin = "" // LIBTMUX_TMUX_BIN is a path here; there, tmux is on the PATH
+	}
 	switch {
 	case socketName != nil && *socketName != "":
 		if !socketNameRe().MatchString(*socketName) || *socketName == "." || *socketName == ".." {
@@ -218,10 +241,10 @@ func (s *Server) tmuxFor(socketName *string) (*tmux.Server, error) {
 		cfg.SocketName = *socketName
 	case s.opts.SocketName != "":
 		cfg.SocketName = s.opts.SocketName
-	default:
+	case h == nil:
 		cfg.SocketPath = s.opts.SocketPath
 	}
-	key := "L:" + cfg.SocketName + "\x00S:" + cfg.SocketPath
+	key := hostName + "\x00L:" + cfg.SocketName + "\x00S:" + cfg.SocketPath
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -261,6 +284,9 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	for _, ts := range socks {
 		ts.Close()
+	}
+	for _, h := range s.hosts {
+		h.Close() // after every connection on it
 	}
 	if s.auditW != nil {
 		s.auditW.close()

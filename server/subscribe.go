@@ -43,7 +43,7 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	if u.kind != "content" {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Only pane content resources (tmux://panes/{pane_id}/content) can be subscribed to", Data: uriData(uri)}
 	}
-	ts, err := s.tmuxFor(u.socket)
+	ts, err := s.tmuxOn(u.host, u.socket)
 	if err != nil {
 		return invalidURI(uri, err)
 	}
@@ -54,7 +54,7 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 		}
 		return err
 	}
-	s.ensureTopology(u.socket)
+	s.ensureTopology(u.host, u.socket)
 	s.read.subs.add(req.Session, uri, func(ctx context.Context) { s.pumpUpdates(ctx, ts, u.pane, uri) })
 	return nil
 }
@@ -212,8 +212,8 @@ const (
 
 // ensureTopology starts the topology watch of the socket's server unless it runs (or failed a
 // moment ago). It never waits.
-func (s *Server) ensureTopology(sock *string) {
-	ts, err := s.tmuxFor(sock)
+func (s *Server) ensureTopology(host, sock *string) {
+	ts, err := s.tmuxOn(host, sock)
 	if err != nil {
 		return
 	}
@@ -242,8 +242,8 @@ func (s *Server) ensureTopology(sock *string) {
 // kickTopology restarts the topology watch of a server a client has asked resources of, after
 // a tool created a session there: a watch that stopped because the server had no session (or
 // was not running) sees nothing by itself, and the client's list would stay stale.
-func (s *Server) kickTopology(sock *string) {
-	ts, err := s.tmuxFor(sock)
+func (s *Server) kickTopology(host, sock *string) {
+	ts, err := s.tmuxOn(host, sock)
 	if err != nil {
 		return
 	}
@@ -256,7 +256,7 @@ func (s *Server) kickTopology(sock *string) {
 	}
 	e.retryAt = time.Time{}
 	tp.mu.Unlock()
-	s.ensureTopology(sock)
+	s.ensureTopology(host, sock)
 }
 
 func (e *topoEntry) poke() {

@@ -10,9 +10,11 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// Socket is the socket_name argument every targeted tool takes.
+// Socket is the socket_name argument every targeted tool takes, and the host it is on. Host
+// is advertised (and taken) only when hosts are configured (see hostOnly); Call.tmuxFor reads it.
 type Socket struct {
 	SocketName *string `json:"socket_name,omitempty" jsonschema:"tmux socket name (tmux -L); null means LIBTMUX_SOCKET, LIBTMUX_SOCKET_PATH or tmux's default."`
+	Host       *string `json:"host,omitempty" jsonschema:"Host the tmux server runs on, by its configured name (LIBTMUX_MCP_HOSTS), or 'local' for this machine; null means LIBTMUX_MCP_DEFAULT_HOST, else this machine."`
 }
 
 // PaneTarget selects a pane: pane_id wins, else window_id's active pane, else the session's.
@@ -64,7 +66,7 @@ type target struct {
 
 // snapshot reads the whole topology of the call's server.
 func (c *Call) snapshot(ctx context.Context, sock *string) (*tmux.Server, *tmux.Snapshot, error) {
-	ts, err := c.srv.tmuxFor(sock)
+	ts, err := c.tmuxFor(sock)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -63,8 +63,9 @@ type Tool struct {
 	// options change its schema.
 	key string
 	// infer builds the schemas by reflection, for the drift test and for a tool added since
-	// schemas_gen.go was last generated.
-	infer func() (in, strict, out *jsonschema.Schema)
+	// schemas_gen.go was last generated; inferHosts builds them with the host-only
+	// properties that infer leaves out (see withHosts).
+	infer, inferHosts func() (in, strict, out *jsonschema.Schema)
 	// seedIn and seedOut say the input or output schema is a seed's exact text, which is
 	// advertised as is rather than generated.
 	seedIn, seedOut bool
@@ -72,6 +73,8 @@ type Tool struct {
 	// variant, when set, builds the tool a server offers from its options (a default that
 	// depends on the configuration, e.g. run_command's suppress_history); nil keeps this one.
 	variant func(o *Options) *Tool
+	// hostsNote is spec.HostsNote.
+	hostsNote string
 	// lastArgs remembers the last arguments that passed validation, with defaults applied:
 	// agents repeat the same call (list_sessions with {}, a capture of the same pane), and
 	// validating is most of a cheap call's own CPU time.
@@ -105,6 +108,8 @@ type spec struct {
 	// Variant names a schema that differs from the tool's usual one because of the server's
 	// options (a different default); "" for the usual one.
 	Variant string
+	// HostsNote is added to the description when hosts are configured (withHosts).
+	HostsNote string
 }
 
 // Call is what a handler knows of the call in progress.
@@ -113,6 +118,9 @@ type Call struct {
 	req *mcp.CallToolRequest // nil for in-process calls (the call subcommand)
 	// Tool is the tool being called.
 	Tool *Tool
+	// host is the call's host argument (nil: the default host), set once its arguments are
+	// decoded.
+	host *string
 }
 
 // texter lets a result choose its own text block instead of its JSON.
@@ -122,12 +130,13 @@ type texter interface{ Text() string }
 type contenter interface{ Content() []mcp.Content }
 
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
-	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking}
+	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking, hostsNote: sp.HostsNote}
 	t.key = sp.Name
 	if sp.Variant != "" {
 		t.key += "/" + sp.Variant
 	}
-	t.infer = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp) }
+	t.infer = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp, false) }
+	t.inferHosts = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp, true) }
 	t.seedIn, t.seedOut = sp.InputJSON != "", sp.OutputJSON != ""
 	g, ok := generatedSchemas[t.key]
 	if !ok {
@@ -157,8 +166,12 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (
 	}
 	t.call = func(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
 		var args In
-		if err := t.decode(raw, &args); err != nil {
+		// c.Tool, not t: the tool offered may be a copy of t with other schemas (withHosts).
+		if err := c.Tool.decode(raw, &args); err != nil {
 			return nil, err
+		}
+		if h, ok := any(&args).(hostArg); ok {
+			c.host = h.hostArg()
 		}
 		return h(ctx, c, &args)
 	}
@@ -173,8 +186,15 @@ type toolSchemas struct {
 
 // inferSchemas builds a tool's schemas from its types and spec: the input schema clients see,
 // the strict one arguments are validated with (they differ only for a seed that asks for it),
-// and the output schema (nil when the tool advertises none).
-func inferSchemas[In, Out any](sp spec) (in, strict, out *jsonschema.Schema) {
+// and the output schema (nil when the tool advertises none). Without hosts the host-only
+// properties are left out.
+func inferSchemas[In, Out any](sp spec, hosts bool) (in, strict, out *jsonschema.Schema) {
+	defer func() {
+		if !hosts {
+			stripHostOnly(in)
+			stripHostOnly(out)
+		}
+	}()
 	if sp.InputJSON != "" {
 		in = mustSchema(sp.Name, sp.InputJSON)
 		strict = in

@@ -3,6 +3,7 @@ package tmux
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -39,6 +40,7 @@ type client struct {
 	pid     atomic.Int64  // #{client_pid}; the process's pid until the attach says
 	closing atomic.Bool   // we ended it: tmux is detaching it
 	exited  chan struct{} // closed once the process is reaped
+	waitErr error         // the process's exit, once exited is closed
 	once    sync.Once
 }
 
@@ -59,9 +61,15 @@ func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {
 		return nil, fmt.Errorf("attaching a control client: %w", ErrTimeout)
 	}
 	if spec.target == "" {
-		spec.target = oldestSession(s.settle(ctx, true))
-	} else {
-		s.settle(ctx, false)
+		ids, err := s.settle(ctx, true)
+		if err != nil {
+			s.gate.unlockExclusive()
+			return nil, err
+		}
+		spec.target = oldestSession(ids)
+	} else if _, err := s.settle(ctx, false); err != nil {
+		s.gate.unlockExclusive()
+		return nil, err
 	}
 	c, err := s.start(spec)
 	var out [][]string
@@ -75,22 +83,36 @@ func (s *Server) dial(ctx context.Context, spec dialSpec) (*client, error) {
 		return nil, err
 	}
 	if err == nil {
-		c.ident, err = parseIdentity(out[0])
+		c.ident, err = s.parseIdentity(out[0])
 	}
 	if err != nil {
 		c.close()
-		switch {
-		case isNoServer(c.stderr.String()):
-			return nil, ErrServerNotRunning
-		case ctx.Err() != nil:
-			return nil, fmt.Errorf("attaching a control client: %w", ErrTimeout)
-		}
-		return nil, fmt.Errorf("attaching a control client: %w", err)
+		return nil, s.attachError(ctx, c, err)
 	}
 	if pid, err := strconv.Atoi(strings.Join(out[1], "")); err == nil {
 		c.pid.Store(int64(pid))
 	}
 	return c, nil
+}
+
+// attachError explains a failed attach: no server, the host or its tmux (processError), the
+// deadline, or tmux's own message. c has exited.
+func (s *Server) attachError(ctx context.Context, c *client, err error) error {
+	stderr := c.stderr.String()
+	switch {
+	case isNoServer(stderr):
+		return ErrServerNotRunning
+	case ctx.Err() != nil && s.cfg.Host != nil:
+		return fmt.Errorf("attaching a control client on host %q (%s): %w", s.cfg.Host.Name, s.cfg.Host.Destination, ErrTimeout)
+	case ctx.Err() != nil:
+		return fmt.Errorf("attaching a control client: %w", ErrTimeout)
+	}
+	if c.waitErr != nil {
+		if perr := s.processError(c.waitErr, stderr); perr != nil {
+			return perr
+		}
+	}
+	return fmt.Errorf("attaching a control client: %w", err)
 }
 
 // start runs the attach process and registers it with the gate.
@@ -102,8 +124,10 @@ func (s *Server) start(spec dialSpec) (*client, error) {
 	if spec.target != "" {
 		args = append(args, "-t", spec.target)
 	}
-	cmd := exec.Command(s.cfg.Bin, s.argv(args...)...)
-	cmd.Env = s.cfg.env()
+	cmd, err := s.command(nil, args...)
+	if err != nil {
+		return nil, err
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -115,7 +139,7 @@ func (s *Server) start(spec dialSpec) (*client, error) {
 	c := &client{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, quiet: spec.quiet, gate: s.gate, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoTmux, err)
+		return nil, s.processError(err, "")
 	}
 	c.pid.Store(int64(cmd.Process.Pid))
 	c.conn = control.NewConn(stdout, &clientStdin{WriteCloser: stdin, c: c}, spec.opts)
@@ -176,7 +200,7 @@ func (c *client) close() {
 	c.once.Do(func() {
 		c.conn.Close()
 		done := make(chan struct{})
-		go func() { c.cmd.Wait(); close(done) }()
+		go func() { c.waitErr = c.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(500 * time.Millisecond):
@@ -209,19 +233,20 @@ func (c *client) hasExited() bool {
 }
 
 // commandClient returns the live command connection, opening one when possible, or nil when
-// the request must be spawned (no server, no session yet).
-func (s *Server) commandClient(ctx context.Context) *client {
+// the request must be spawned (no server, no session yet). It fails only when the host cannot
+// be reached (a HostError): spawning would only try again, and take as long.
+func (s *Server) commandClient(ctx context.Context) (*client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil
+		return nil, nil
 	}
 	if s.cc != nil && s.cc.alive() {
-		return s.cc
+		return s.cc, nil
 	}
 	s.cc = nil
 	if time.Now().Before(s.noConnUntil) {
-		return nil
+		return nil, s.connErr
 	}
 	// The attach holds s.mu, so it is bounded whatever the caller's context says: a stopped
 	// tmux must not hold every other request behind it.
@@ -231,8 +256,14 @@ func (s *Server) commandClient(ctx context.Context) *client {
 	cc, err := s.dial(ctx, dialSpec{quiet: true})
 	if err != nil {
 		s.noConnUntil = time.Now().Add(retryAttachAfter)
-		return nil
+		s.connErr = nil
+		var he *HostError
+		if errors.As(err, &he) {
+			s.connErr = err
+		}
+		return nil, s.connErr
 	}
+	s.connErr = nil
 	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil && s.hubIdent != cc.ident {
 		// A new daemon: every stream of the old one is void. (Streams the hub already opened
 		// on the new daemon, while commands went through spawned processes, stay.)
@@ -241,7 +272,7 @@ func (s *Server) commandClient(ctx context.Context) *client {
 	}
 	s.ident = cc.ident
 	s.cc = cc
-	return cc
+	return cc, nil
 }
 
 func (s *Server) dropClient(cc *client) {

@@ -55,3 +55,32 @@ func isNoServer(msg string) bool {
 		strings.Contains(msg, "error connecting to") ||
 		strings.Contains(msg, "server exited unexpectedly")
 }
+
+// ErrTmuxTooOld means the tmux found is older than the oldest one supported (3.2a).
+var ErrTmuxTooOld = errors.New("tmux there is too old: tmux-mcp needs tmux 3.2a or newer")
+
+// ErrUnreachable means ssh could not reach a host (it could not connect, or the host refused
+// the key or failed the host key check).
+var ErrUnreachable = errors.New("could not be reached over ssh")
+
+// HostError is a failure to reach tmux on another host: ssh's own failure (ErrUnreachable),
+// or a host whose tmux is missing (ErrNoTmux) or too old (ErrTmuxTooOld). Message is what ssh
+// or the host said.
+type HostError struct {
+	Host, Destination string
+	Err               error
+	Message           string
+}
+
+func (e *HostError) Error() string {
+	msg := strings.TrimSpace(e.Message)
+	if len(msg) > 600 {
+		msg = msg[:600] + "…"
+	}
+	if msg == "" {
+		msg = "(no message)"
+	}
+	return fmt.Sprintf("host %q (%s): %v: %s", e.Host, e.Destination, e.Err, msg)
+}
+
+func (e *HostError) Unwrap() error { return e.Err }

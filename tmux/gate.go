@@ -80,8 +80,13 @@ func gateFor(cfg Config) *attachGate {
 	return g
 }
 
-// socketKey names the socket for gateFor: its path with symbolic links resolved.
+// socketKey names the socket for gateFor: its path with symbolic links resolved, or on another
+// host the host and the socket flags. (Two host names for one machine get two gates: the gate
+// only orders this process's own clients, and an operator names each machine once.)
 func (c Config) socketKey() string {
+	if c.Host != nil {
+		return "ssh\x00" + c.Host.Name + "\x00" + c.Host.Destination + "\x00" + c.SocketName + "\x00" + c.SocketPath
+	}
 	p := c.socketPath()
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		p = real

@@ -3,6 +3,7 @@
 package tmux
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
+	"github.com/tmux-mcp/tmux-mcp/tmux/ssh"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
@@ -22,11 +24,15 @@ const DefaultTimeout = 5 * time.Second
 
 // Config says how to reach one tmux server.
 type Config struct {
-	Bin        string        // tmux executable; "tmux" from PATH when empty
+	Bin        string        // tmux executable (on Host, when set); "tmux" from PATH when empty
 	SocketName string        // tmux -L
 	SocketPath string        // tmux -S; wins over SocketName
-	Env        []string      // environment of spawned tmux processes; nil means this process's
+	Env        []string      // environment of spawned tmux processes (on Host: of the ssh processes); nil means this process's (or Host.Env)
 	Timeout    time.Duration // deadline of a request whose context has none; DefaultTimeout when 0
+	// Host, when set, is the machine tmux runs on, reached over OpenSSH: every tmux process
+	// (control clients and spawned commands alike) runs there through the host's shared
+	// connection. nil means this machine. A Host outlives the Servers on it: its owner closes it.
+	Host *ssh.Host
 }
 
 // Identity is a tmux daemon's identity: a restart gives a new one.
@@ -34,6 +40,7 @@ type Identity struct {
 	PID        int
 	StartTime  int64
 	SocketPath string // as the daemon reports it
+	Host       string // the Host's name; "" on this machine (pids and paths are per machine)
 }
 
 // identityFormat asks the daemon who it is; the socket path goes last because it may hold spaces.
@@ -47,6 +54,7 @@ type Server struct {
 	mu          sync.Mutex
 	cc          *client // the command connection, nil until needed
 	noConnUntil time.Time
+	connErr     error // why the host could not be reached, until noConnUntil
 	ident       Identity
 	closed      bool
 
@@ -63,11 +71,15 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+		if cfg.Host != nil {
+			// The first request may have to connect first.
+			cfg.Timeout += cmp.Or(cfg.Host.ConnectTimeout, ssh.DefaultConnectTimeout)
+		}
 	}
 	if cfg.SocketPath != "" {
 		cfg.SocketName = ""
 	}
-	if cfg.SocketName == "" && cfg.SocketPath == "" {
+	if cfg.SocketName == "" && cfg.SocketPath == "" && cfg.Host == nil {
 		// Inside tmux, tmux's default is the server in $TMUX; name it explicitly so that every
 		// process we start, whatever its environment, reaches the same server.
 		if p := callerSocket(cfg.env()); p != "" {
@@ -79,6 +91,19 @@ func NewServer(cfg Config) *Server {
 
 // Config returns the configuration the server was made with (with defaults filled in).
 func (s *Server) Config() Config { return s.cfg }
+
+// Local reports whether the tmux server runs on this machine. On another host, pane pids and
+// paths are that host's: nothing of /proc or of this file system applies to its panes (see
+// WriteFile for files there).
+func (s *Server) Local() bool { return s.cfg.Host == nil }
+
+// HostName returns the name of the host tmux runs on, "" for this machine.
+func (s *Server) HostName() string {
+	if s.cfg.Host == nil {
+		return ""
+	}
+	return s.cfg.Host.Name
+}
 
 func (c Config) env() []string {
 	if c.Env != nil {
@@ -114,8 +139,14 @@ func (s *Server) SocketArgs() []string {
 }
 
 // SocketPath returns the socket file this handle reaches: the -S path, or where tmux puts a
-// -L name (or the default socket) for the configured environment's TMUX_TMPDIR.
-func (s *Server) SocketPath() string { return s.cfg.socketPath() }
+// -L name (or the default socket) for the configured environment's TMUX_TMPDIR. On another
+// host it is the -S path as given, or "" (only the daemon knows; see Identity).
+func (s *Server) SocketPath() string {
+	if s.cfg.Host != nil {
+		return s.cfg.SocketPath
+	}
+	return s.cfg.socketPath()
+}
 
 // socketPath resolves the socket the way tmux does: -S as given (made absolute), a -L name (or
 // "default") in tmux-<uid> under $TMUX_TMPDIR of the configured environment, else /tmp.
@@ -194,7 +225,10 @@ func (s *Server) run(ctx context.Context, cmds [][]string, mutation bool) ([][]s
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
-		cc := s.commandClient(ctx)
+		cc, err := s.commandClient(ctx)
+		if err != nil {
+			return nil, err
+		}
 		out, err := s.send(ctx, cc, cmds, mutation)
 		if err == nil {
 			return out, nil
@@ -246,6 +280,9 @@ func (s *Server) locked(ctx context.Context, mutation bool, cmds [][]string, fn 
 
 func (s *Server) timeoutError(ctx context.Context, cmds [][]string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if s.cfg.Host != nil {
+			return fmt.Errorf("%s on host %q (%s): %w", cmds[0][0], s.cfg.Host.Name, s.cfg.Host.Destination, ErrTimeout)
+		}
 		return fmt.Errorf("%s: %w", cmds[0][0], ErrTimeout)
 	}
 	return ctx.Err()
@@ -253,18 +290,22 @@ func (s *Server) timeoutError(ctx context.Context, cmds [][]string) error {
 
 // Identity returns the daemon's identity, asking tmux when no connection knows it.
 func (s *Server) Identity(ctx context.Context) (Identity, error) {
-	if cc := s.commandClient(ctx); cc != nil {
+	cc, err := s.commandClient(ctx)
+	if err != nil {
+		return Identity{}, err
+	}
+	if cc != nil {
 		return cc.ident, nil
 	}
 	out, err := s.Query(ctx, []string{"display-message", "-p", identityFormat})
 	if err != nil {
 		return Identity{}, err
 	}
-	return parseIdentity(out[0])
+	return s.parseIdentity(out[0])
 }
 
-func parseIdentity(lines []string) (Identity, error) {
-	var id Identity
+func (s *Server) parseIdentity(lines []string) (Identity, error) {
+	id := Identity{Host: s.HostName()}
 	if len(lines) == 0 {
 		return id, errors.New("tmux gave no identity")
 	}

@@ -1,10 +1,13 @@
 package tmux
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux/ssh"
 )
 
 // settleTimeout bounds how long an attach waits for our leaving clients to be gone; past it the
@@ -16,15 +19,21 @@ const settleTimeout = 2 * time.Second
 // request on any connection, answered after tmux processed the exits, whose %client-detached
 // has then gone out), and forgets those. A client tmux no longer lists while its process runs
 // was detached by tmux (its session was destroyed): its exit is waited for too. With
-// wantSessions it also returns the session ids, for an attach that picks its session.
-func (s *Server) settle(ctx context.Context, wantSessions bool) []string {
-	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
+// wantSessions it also returns the session ids, for an attach that picks its session. It fails
+// only when the host cannot be reached (a HostError): the attach would fail the same way.
+func (s *Server) settle(ctx context.Context, wantSessions bool) ([]string, error) {
+	timeout := settleTimeout
+	if s.cfg.Host != nil {
+		// The probe may be what connects to the host.
+		timeout += cmp.Or(s.cfg.Host.ConnectTimeout, ssh.DefaultConnectTimeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var sessions []string
 	for round := 0; round < 4; round++ {
 		cs := s.gate.snapshot()
 		if len(cs) == 0 && !wantSessions {
-			return nil
+			return nil, nil
 		}
 		for _, c := range cs {
 			if c.leaving() {
@@ -41,8 +50,11 @@ func (s *Server) settle(ctx context.Context, wantSessions bool) []string {
 		}
 		pids, ids, err := s.probe(ctx, cs, exited)
 		sessions = ids
+		if he := (*HostError)(nil); errors.As(err, &he) {
+			return nil, err
+		}
 		if err != nil {
-			return sessions // tmux did not answer: the attach will find out why
+			return sessions, nil // tmux did not answer: the attach will find out why
 		}
 		s.gate.forget(gone)
 		var silent []*client
@@ -52,13 +64,13 @@ func (s *Server) settle(ctx context.Context, wantSessions bool) []string {
 			}
 		}
 		if len(silent) == 0 {
-			return sessions
+			return sessions, nil
 		}
 		for _, c := range silent {
 			waitClosed(ctx, c.exited)
 		}
 	}
-	return sessions
+	return sessions, nil
 }
 
 func waitClosed(ctx context.Context, ch <-chan struct{}) {

@@ -3,9 +3,7 @@ package tmux
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 )
@@ -44,33 +42,39 @@ func (s *Server) Spawn(ctx context.Context, stdin []byte, args ...string) ([]str
 }
 
 func (s *Server) spawn(ctx context.Context, stdin []byte, args ...string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, s.cfg.Bin, s.argv(args...)...)
-	cmd.Env = s.cfg.env()
+	cmd, err := s.command(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, s.timeoutError(ctx, [][]string{args})
-		}
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			return nil, fmt.Errorf("%w (%s): %v", ErrNoTmux, s.cfg.Bin, err)
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = strings.TrimSpace(stdout.String())
-		}
-		if isNoServer(msg) {
-			return nil, fmt.Errorf("%w (%s)", ErrServerNotRunning, msg)
-		}
-		return nil, &CommandError{Command: args, Message: msg}
+	if err := cmd.Run(); err != nil {
+		return nil, s.spawnError(ctx, args, err, stderr.String(), stdout.String())
 	}
 	return splitLines(stdout.String()), nil
+}
+
+// spawnError explains a spawned tmux command that failed: the deadline, the process or host
+// (processError), no server, or tmux's own refusal (its stderr, else its stdout).
+func (s *Server) spawnError(ctx context.Context, args []string, err error, stderr, stdout string) error {
+	if ctx.Err() != nil {
+		return s.timeoutError(ctx, [][]string{args})
+	}
+	if perr := s.processError(err, stderr); perr != nil {
+		return perr
+	}
+	msg := strings.TrimSpace(stderr)
+	if msg == "" {
+		msg = strings.TrimSpace(stdout)
+	}
+	if isNoServer(msg) {
+		return fmt.Errorf("%w (%s)", ErrServerNotRunning, msg)
+	}
+	return &CommandError{Command: args, Message: msg}
 }
 
 func splitLines(s string) []string {

@@ -3,10 +3,6 @@ package tmux
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"os/exec"
-	"strings"
 )
 
 // SpawnRaw runs one command in its own tmux process, feeding it stdin when not nil, and
@@ -22,8 +18,10 @@ func (s *Server) SpawnRaw(ctx context.Context, stdin []byte, max int, args ...st
 		}
 		defer s.gate.unlockShared()
 	}
-	cmd := exec.CommandContext(ctx, s.cfg.Bin, s.argv(args...)...)
-	cmd.Env = s.cfg.env()
+	cmd, err := s.command(ctx, args...)
+	if err != nil {
+		return nil, 0, err
+	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -32,18 +30,8 @@ func (s *Server) SpawnRaw(ctx context.Context, stdin []byte, max int, args ...st
 	cmd.Stdout = stdout
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, s.timeoutError(ctx, [][]string{args})
-		}
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			return nil, 0, fmt.Errorf("%w (%s): %v", ErrNoTmux, s.cfg.Bin, err)
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if isNoServer(msg) {
-			return nil, 0, fmt.Errorf("%w (%s)", ErrServerNotRunning, msg)
-		}
-		return nil, 0, &CommandError{Command: args, Message: msg}
+		// Only stderr names a failure here: stdout is the data asked for.
+		return nil, 0, s.spawnError(ctx, args, err, stderr.String(), "")
 	}
 	b := []byte(stdout.String())
 	return b, stdout.total - int64(len(b)), nil

@@ -27,8 +27,9 @@ func main() {
 	bin := flag.String("bin", "", "tmux-mcp binary (built from this checkout when empty)")
 	idle := flag.Duration("idle", 10*time.Second, "idle measurement window (0 skips it)")
 	scale := flag.Bool("scale", true, "measure list_panes over 1,000 panes and search_panes over 200 panes × 2,000 lines")
+	remote := flag.Bool("remote", true, "measure a host over loopback ssh (a private sshd on 127.0.0.1; needs openssh-server)")
 	flag.Parse()
-	if err := run(*bin, *n, *runs, *idle, *scale); err != nil {
+	if err := run(*bin, *n, *runs, *idle, *scale, *remote); err != nil {
 		fmt.Fprintln(os.Stderr, "tmux-mcp-bench:", err)
 		os.Exit(1)
 	}
@@ -68,7 +69,7 @@ func yesNo(ok bool) string {
 	return "no"
 }
 
-func run(bin string, n, runs int, idle time.Duration, scale bool) error {
+func run(bin string, n, runs int, idle time.Duration, scale, remote bool) error {
 	dir, err := os.MkdirTemp("", "tmb")
 	if err != nil {
 		return err
@@ -165,8 +166,9 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 		row{what: "", floor: "go-sdk server, no-op tool " + stat(bareSDKFloor), ratio: ratio(bare, bareSDKFloor)},
 	)
 
+	var rs samples
 	if cl.has("run_shell_command") {
-		rs, err := cl.timeCalls(ctx, "run_shell_command", map[string]any{"paneId": tmx.pane, "command": "true"}, runs)
+		rs, err = cl.timeCalls(ctx, "run_shell_command", map[string]any{"paneId": tmx.pane, "command": "true"}, runs)
 		if err != nil {
 			return err
 		}
@@ -197,6 +199,13 @@ func run(bin string, n, runs int, idle time.Duration, scale bool) error {
 			return err
 		}
 		rows = append(rows, row{what: fmt.Sprintf("idle CPU over %v, %d watched panes", idle, watched), value: ms(cpu), target: "≤ 5 ms", met: yesNo(cpu <= 5*time.Millisecond)})
+	}
+	if remote {
+		more, err := remoteRows(ctx, bin, dir, n, runs, ls, rs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
 	}
 	rss := float64(cl.peakRSS()) / 1024
 	rows = append(rows, row{what: "peak RSS of the server", value: fmt.Sprintf("%.1f MB", rss), target: "≤ 15 MB", met: yesNo(rss <= 15)})

@@ -27,9 +27,15 @@ type benchTmux struct {
 	ctls             []*ctl // control clients to end before the server
 }
 
-func newTmux(dir string) (*benchTmux, error) {
-	t := &benchTmux{sock: filepath.Join(dir, "sock"), conf: filepath.Join(dir, "tmux.conf"), home: filepath.Join(dir, "home")}
-	if err := os.Mkdir(t.home, 0o700); err != nil {
+func newTmux(dir string) (*benchTmux, error) { return newTmuxAt(dir, filepath.Join(dir, "sock")) }
+
+// newTmuxAt is newTmux with the socket at sock (its directory is made).
+func newTmuxAt(dir, sock string) (*benchTmux, error) {
+	t := &benchTmux{sock: sock, conf: filepath.Join(dir, "tmux.conf"), home: filepath.Join(dir, "home")}
+	if err := os.MkdirAll(t.home, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(t.conf, []byte("set -g default-command 'exec bash --noprofile --norc'\nset -g status off\nset -g history-limit 3000\n"), 0o600); err != nil {

@@ -17,6 +17,7 @@ import (
 type settings struct {
 	socketName, socketPath, tmuxBin, safety, suppress, waitMax, tools, audit, pipeRoot string
 	toolsets, exclude                                                                  string
+	hosts, defaultHost, sshConfig, sshConnectTimeout                                   string
 	http, tokenFile, maxSessions, sessionIdle                                          string
 	allowWatched                                                                       string
 	// toolsetsGiven says LIBTMUX_TOOLSETS or --toolsets was given: an empty list offers no
@@ -42,6 +43,10 @@ var envKeys = []struct {
 	{"LIBTMUX_MCP_AUDIT", "audit", "audit log: stderr or a file path", func(s *settings) *string { return &s.audit }, false},
 	{"LIBTMUX_MCP_PIPE_ROOT", "pipe-root", "pipe_pane writes only below this directory", func(s *settings) *string { return &s.pipeRoot }, false},
 	{"LIBTMUX_MCP_ALLOW_WATCHED", "allow-watched", "1: runs may type into panes a person has on screen (0, the default: refused)", func(s *settings) *string { return &s.allowWatched }, false},
+	{"LIBTMUX_MCP_HOSTS", "hosts", "other hosts to reach over ssh: comma list of name=destination (user@host, an ssh config alias, ssh://user@host:port)", func(s *settings) *string { return &s.hosts }, false},
+	{"LIBTMUX_MCP_DEFAULT_HOST", "default-host", "host of calls without one (the seeded tools included): a name from --hosts, or local", func(s *settings) *string { return &s.defaultHost }, false},
+	{"LIBTMUX_MCP_SSH_CONFIG", "ssh-config", "ssh client config file for the hosts (ssh -F); default: the user's ~/.ssh/config", func(s *settings) *string { return &s.sshConfig }, false},
+	{"LIBTMUX_MCP_SSH_CONNECT_TIMEOUT", "ssh-connect-timeout", "seconds to wait for a host's TCP connection (ssh -o ConnectTimeout), default 10", func(s *settings) *string { return &s.sshConnectTimeout }, false},
 	{"", "http", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio", func(s *settings) *string { return &s.http }, true},
 	{"", "token-file", "file holding the HTTP bearer token (else TMUX_MCP_TOKEN, else one is generated)", func(s *settings) *string { return &s.tokenFile }, true},
 	{"TMUX_MCP_HTTP_MAX_SESSIONS", "http-max-sessions", "HTTP sessions held at once; a new one closes the longest idle", func(s *settings) *string { return &s.maxSessions }, true},
@@ -166,11 +171,43 @@ func (s *settings) options(env []string, version string, stderr io.Writer) (serv
 	default:
 		return o, fmt.Errorf("LIBTMUX_MCP_ALLOW_WATCHED must be unset, 0 or 1")
 	}
+	if err := s.hostOptions(&o); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
-// socketLabel describes the default socket for the start-up line.
+// hostOptions reads the host settings: LIBTMUX_MCP_HOSTS is a comma list of name=destination
+// (a destination holds no comma: ssh takes none); the server checks names and destinations.
+func (s *settings) hostOptions(o *server.Options) error {
+	for _, item := range list(s.hosts) {
+		name, dest, ok := strings.Cut(item, "=")
+		if !ok {
+			return fmt.Errorf("LIBTMUX_MCP_HOSTS: %q is not name=destination (e.g. build=me@build.example)", item)
+		}
+		o.Hosts = append(o.Hosts, server.HostConfig{Name: strings.TrimSpace(name), Destination: strings.TrimSpace(dest)})
+	}
+	o.DefaultHost = strings.TrimSpace(s.defaultHost)
+	o.SSHConfig = s.sshConfig
+	if s.sshConnectTimeout != "" {
+		f, err := strconv.ParseFloat(s.sshConnectTimeout, 64)
+		if err != nil || !(f > 0 && f <= 600) {
+			return fmt.Errorf("LIBTMUX_MCP_SSH_CONNECT_TIMEOUT=%q must be a number of seconds, above 0 and at most 600", s.sshConnectTimeout)
+		}
+		o.SSHConnectTimeout = time.Duration(f * float64(time.Second))
+	}
+	return nil
+}
+
+// socketLabel describes the default socket (and host) for the start-up line.
 func (o settings) socketLabel() string {
+	if h := strings.TrimSpace(o.defaultHost); h != "" && h != server.LocalHost {
+		sock := "tmux's default socket"
+		if o.socketName != "" {
+			sock = "-L " + o.socketName
+		}
+		return sock + " on host " + h
+	}
 	switch {
 	case o.socketName != "":
 		return "-L " + o.socketName

@@ -39,11 +39,22 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 	}
 	ok = doctorServer(ctx, w, srv, ts) && ok
 	if res, err := srv.Call(ctx, "list_servers", json.RawMessage("{}")); err == nil && !res.IsError {
-		var out struct{ Servers []server.ServerInfo }
+		var out struct {
+			Servers     []server.ServerInfo
+			Unreachable []struct{ Host, Error string } `json:"unreachable_hosts"`
+		}
 		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
 		fmt.Fprintf(w, "live servers:  %d\n", len(out.Servers))
 		for _, s := range out.Servers {
-			fmt.Fprintf(w, "  %-20s %s (%d sessions)\n", s.SocketName, s.SocketPath, s.SessionCount)
+			name := s.SocketName
+			if s.Host != nil {
+				name = *s.Host + ": " + name
+			}
+			fmt.Fprintf(w, "  %-20s %s (%d sessions)\n", name, s.SocketPath, s.SessionCount)
+		}
+		for _, u := range out.Unreachable {
+			fmt.Fprintf(w, "host %s:  FAILS: %s\n", u.Host, u.Error)
+			ok = false
 		}
 	}
 	if p, ok := lookup(sio.Env, "TMUX_PANE"); ok && p != "" {

@@ -109,3 +109,29 @@ func TestToolsAboveTheTierAreReported(t *testing.T) {
 		t.Fatalf("call outside the toolsets: %d %q", code, errs)
 	}
 }
+
+// The host settings: LIBTMUX_MCP_HOSTS pairs, the default host, the ssh config and connect
+// timeout, as variables and flags (flags win); bad values stop the start with the setting named.
+func TestHostSettings(t *testing.T) {
+	tmx := testtmux.New(t)
+	env := append(tmx.Env, "LIBTMUX_SOCKET_PATH="+tmx.Socket, "LIBTMUX_MCP_HOSTS=build=me@build.example, gpu=ssh://me@gpu:2222")
+	code, out, errs := runCLI(t, env, "--default-host", "gpu", "call", "list_sessions", `{"host":"nowhere"}`)
+	if code != 1 || !strings.Contains(out+errs, "is not configured") || !strings.Contains(out+errs, "build, gpu, local") {
+		t.Errorf("unknown host: %d %q %q", code, out, errs)
+	}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		says string
+	}{
+		{[]string{"LIBTMUX_MCP_HOSTS=build"}, nil, "is not name=destination"},
+		{[]string{"LIBTMUX_MCP_HOSTS=a=-oProxyCommand=x"}, nil, "read as an option"},
+		{[]string{"LIBTMUX_MCP_HOSTS=a=x", "LIBTMUX_MCP_DEFAULT_HOST=b"}, nil, "LIBTMUX_MCP_DEFAULT_HOST"},
+		{[]string{"LIBTMUX_MCP_HOSTS=a=x"}, []string{"--ssh-connect-timeout", "0"}, "LIBTMUX_MCP_SSH_CONNECT_TIMEOUT"},
+	} {
+		code, out, errs := runCLI(t, append(append([]string{}, tmx.Env...), c.env...), append(c.args, "tools")...)
+		if code == 0 || !strings.Contains(out+errs, c.says) {
+			t.Errorf("%v %v: %d %q %q, want %q", c.env, c.args, code, out, errs, c.says)
+		}
+	}
+}

@@ -71,14 +71,23 @@ func RequireShell(t testing.TB, shell []string) {
 }
 
 // New prepares a private server; the tmux server itself starts with the first session.
-func New(t testing.TB) *Server {
+func New(t testing.TB) *Server { return NewAt(t, "") }
+
+// NewAt is New with the socket at socket (its directory is made, mode 0700), e.g. where
+// `tmux -L name` reaches under another TMUX_TMPDIR; "" puts it in the server's temp dir.
+func NewAt(t testing.TB, socket string) *Server {
 	t.Helper()
 	Require(t)
 	dir, err := os.MkdirTemp("", "tm") // short: a socket path must stay under ~100 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{t: t, Dir: dir, Socket: filepath.Join(dir, "sock"), Conf: filepath.Join(dir, "tmux.conf"), Home: filepath.Join(dir, "home"), shell: &shellState{}}
+	if socket == "" {
+		socket = filepath.Join(dir, "sock")
+	} else if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{t: t, Dir: dir, Socket: socket, Conf: filepath.Join(dir, "tmux.conf"), Home: filepath.Join(dir, "home"), shell: &shellState{}}
 	if err := os.Mkdir(s.Home, 0o700); err != nil {
 		t.Fatal(err)
 	}
