@@ -294,11 +294,11 @@ func (o runShellOut) Text() string {
 // ---- run_command
 
 type runCommandIn struct {
-	Command string `json:"command" jsonschema:"The shell command to run in the pane's shell. It runs in a subshell: cd and export do not persist."`
+	Command string `json:"command"`
 	PaneTarget
-	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait for the command to finish; clamped to the server's wait ceiling (effective_timeout says what was used)."`
-	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"Keep at most this many output lines, from the end (null: 200; at most 10000)."`
-	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Type the command with a leading space so the shell keeps it out of its history (the default comes from LIBTMUX_SUPPRESS_HISTORY)."`
+	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
+	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: 200; at most 10000)"`
+	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Keep it out of the shell's history (default: LIBTMUX_SUPPRESS_HISTORY)"`
 	Socket
 }
 
@@ -320,9 +320,8 @@ func runCommandTool(suppress bool) *Tool {
 		variant = "keep_history"
 	}
 	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true, Variant: variant,
-		Description: "Run a shell command in a tmux pane's shell, wait for it to finish, and return its exit status and only its own output lines (never the prompt or the echo of what was typed). " +
-			"The pane is resolved from pane_id, else the window's or session's active pane. The command runs in a subshell, so cd and export do not persist. " +
-			"On timeout the command keeps running (timed_out true) and the pane stays reserved until it ends: wait with wait_for_text or stop it with send_keys C-c; do not run it again.",
+		Description: "Run a shell command in a pane's shell, wait, and return its exit status and only its own output lines. It runs in a subshell: cd and export do not persist. " +
+			"On timeout it keeps running and the pane stays reserved: wait_for_text, or send_keys C-c; do not run it again.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},
 		runCommand)
 	t.variant = func(o *Options) *Tool {

@@ -45,9 +45,9 @@ func TestSchemasGenerated(t *testing.T) {
 		}
 		seen[tool.key] = true
 		in, strict, out := tool.infer()
-		inJSON, outJSON := "", ""
+		inJSON, strictJSON, outJSON := "", "", ""
 		if !tool.seedIn {
-			inJSON = mustJSON(t, in)
+			inJSON, strictJSON = mustJSON(t, in), mustJSON(t, strict)
 		}
 		if out != nil && !tool.seedOut {
 			outJSON = mustJSON(t, out)
@@ -56,8 +56,8 @@ func TestSchemasGenerated(t *testing.T) {
 		for _, a := range argNames(strict) {
 			args = append(args, strconv.Quote(a))
 		}
-		fmt.Fprintf(&b, "\t%q: {\n\t\tin:   %s,\n\t\tout:  %s,\n\t\targs: []string{%s},\n\t},\n",
-			tool.key, goString(inJSON), goString(outJSON), strings.Join(args, ", "))
+		fmt.Fprintf(&b, "\t%q: {\n\t\tin:     %s,\n\t\tstrict: %s,\n\t\tout:    %s,\n\t\targs:   []string{%s},\n\t},\n",
+			tool.key, goString(inJSON), goString(strictJSON), goString(outJSON), strings.Join(args, ", "))
 	}
 	b.WriteString("}\n")
 	const file = "schemas_gen.go"

@@ -10,26 +10,29 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// Socket is the socket_name argument every targeted tool takes.
+// Socket is the socket_name argument every targeted tool takes. It has no description: its
+// name says it, and it is in 50 tools of tools/list, which every agent's context pays for (the
+// handshake instructions say it picks the tmux server).
 type Socket struct {
-	SocketName *string `json:"socket_name,omitempty" jsonschema:"tmux socket name (tmux -L); null means LIBTMUX_SOCKET, LIBTMUX_SOCKET_PATH or tmux's default."`
+	SocketName *string `json:"socket_name,omitempty"`
 }
 
 // PaneTarget selects a pane: pane_id wins, else window_id's active pane, else the session's.
+// Only pane_id's description says so; the other arguments' names say what they are.
 type PaneTarget struct {
-	PaneID      *string `json:"pane_id,omitempty" jsonschema:"Pane ID (e.g. '%1'); when given, the other target arguments are ignored."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact) for pane resolution: its active window's active pane."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1') for pane resolution; wins over session_name."`
-	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1') for pane resolution: its active pane."`
+	PaneID      *string `json:"pane_id,omitempty" jsonschema:"%1; else window_id's or the session's active pane"`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
+	WindowID    *string `json:"window_id,omitempty"`
 }
 
 // WindowTarget selects a window: window_id wins, else window_index in the session, else the
-// session's active window.
+// session's active window. Only window_id's description says so.
 type WindowTarget struct {
-	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1'); wins over the other target arguments."`
-	WindowIndex *string `json:"window_index,omitempty" jsonschema:"Window index within the session (e.g. '0')."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	WindowID    *string `json:"window_id,omitempty" jsonschema:"@1; else window_index, else the active window"`
+	WindowIndex *string `json:"window_index,omitempty"`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 }
 
 func str(p *string) string {
