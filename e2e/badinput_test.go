@@ -327,6 +327,11 @@ func TestMalformedArgumentsEveryTool(t *testing.T) {
 		}
 		for prop, ps := range in.Properties {
 			for _, bad := range ps.invalid() {
+				if bad == nil && !slices.Contains(in.Required, prop) {
+					// tools/list advertises plain types, and null means "left out" for the
+					// optional arguments libtmux-mcp takes null for (server/schema.go).
+					continue
+				}
 				args := in.validObject()
 				args[prop] = bad
 				check(name, args, prop)

@@ -10,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
@@ -44,6 +46,8 @@ type Client struct {
 	CS  *mcp.ClientSession
 	Tmx *testtmux.Server
 	cmd *exec.Cmd
+	// outputs are the advertised output schemas, resolved on first use (checkOutput).
+	outputs func() map[string]*jsonschema.Resolved
 }
 
 // start runs tmux-mcp against a private tmux server with extra environment (KEY=VALUE).
@@ -79,6 +83,7 @@ func connectOpts(t testing.TB, tmx *testtmux.Server, cmd *exec.Cmd, opts *mcp.Cl
 		t.Fatalf("connecting to tmux-mcp: %v", err)
 	}
 	c := &Client{t: t, CS: cs, Tmx: tmx, cmd: cmd}
+	c.outputs = sync.OnceValue(c.resolveOutputs)
 	t.Cleanup(func() { cs.Close() })
 	return c
 }
@@ -109,6 +114,7 @@ func (c *Client) OK(name string, args any, out any) {
 	if res.IsError {
 		c.t.Fatalf("%s(%v): tool error: %s", name, args, text(res))
 	}
+	c.checkOutput(name, res)
 	if out != nil {
 		b, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(b, out); err != nil {

@@ -23,14 +23,14 @@ var annBatch = Annotations{Destructive: true, OpenWorld: true}
 func batchTools() []*Tool {
 	mk := func(tier policy.Tier, ann Annotations, desc string) *Tool {
 		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
-			Description: desc + " Operations run in order, each through the same validation, tier check and audit as a direct call; on_error=stop halts at the first failure. Batch tools and blocking tools (run_*, wait_for_*) cannot be nested. Each result row carries the tool's structured_content; the whole result stays within 1 MB (rows lose their structured_content from the first on, and response_truncated says so).",
+			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch or blocking (run_*, wait_for_*) tools. Rows keep structured_content while the result fits 1 MB.",
 			Input:       batchSchema},
 			batchRunner(tier))
 	}
 	return []*Tool{
 		mk(policy.ReadOnly, annRO, "Call up to 1000 read-only tools in one request."),
 		mk(policy.Mutating, annBatch, "Call up to 1000 read-only or mutating tools in one request."),
-		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any tier the server offers in one request."),
+		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any offered tier in one request."),
 	}
 }
 
@@ -55,13 +55,13 @@ const (
 )
 
 type batchOp struct {
-	Tool      string         `json:"tool" jsonschema:"Name of the tool to call."`
-	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"Its arguments, as for a direct call."`
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
 type batchIn struct {
-	Operations []batchOp `json:"operations" jsonschema:"The calls to make, in order (1 to 1000)."`
-	OnError    string    `json:"on_error,omitempty" jsonschema:"stop: halt at the first failed call; continue: run every call."`
+	Operations []batchOp `json:"operations"`
+	OnError    string    `json:"on_error,omitempty"`
 }
 
 func batchSchema(s *jsonschema.Schema) {

@@ -17,19 +17,19 @@ import (
 func bufferTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "load_buffer", Title: "Load tmux Buffer", Tier: policy.Mutating, Ann: annSHELL,
-			Description: "Store text in a new private tmux paste buffer and return its name (libtmux_mcp_<32 hex>_<logical_name>), for paste_buffer. This server deletes its buffers when it exits.",
+			Description: "Store text in a new private tmux buffer and return its name, for paste_buffer. Deleted when this server exits.",
 			Input:       edits(pattern("logical_name", logicalNamePattern))},
 			loadBuffer),
 		define(spec{Name: "paste_buffer", Title: "Paste tmux Buffer", Tier: policy.Mutating, Ann: annSHELL,
-			Description: "Paste a private buffer made by load_buffer into a pane, as if typed (bracketed paste by default, so shells do not run it line by line). The buffer is kept.",
+			Description: "Paste a load_buffer buffer into a pane as if typed (bracketed by default); the buffer is kept.",
 			Input:       edits(def("bracket", true))},
 			pasteBuffer),
 		define(spec{Name: "show_buffer", Title: "Show tmux Buffer", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read a private buffer made by load_buffer (the tail when it is longer than max_lines or 1 MB). Other tmux buffers cannot be read.",
+			Description: "Read a load_buffer buffer (its tail beyond max_lines or 1 MB).",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1))},
 			showBuffer),
 		define(spec{Name: "delete_buffer", Title: "Delete tmux Buffer", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Delete a private buffer made by load_buffer."},
+			Description: "Delete a load_buffer buffer."},
 			deleteBuffer),
 	}
 }
@@ -66,8 +66,8 @@ func missingBuffer(err error, name string) error {
 // ---- load_buffer
 
 type loadBufferIn struct {
-	Content     string  `json:"content" jsonschema:"The text to store (at most 4 MiB)."`
-	LogicalName *string `json:"logical_name,omitempty" jsonschema:"A readable suffix for the buffer's name (letters, digits, _ . -); default buf."`
+	Content     string  `json:"content" jsonschema:"At most 4 MiB"`
+	LogicalName *string `json:"logical_name,omitempty" jsonschema:"Readable suffix of the name; default buf"`
 	Socket
 }
 
@@ -105,9 +105,9 @@ func loadBuffer(ctx context.Context, c *Call, in *loadBufferIn) (bufferRef, erro
 // ---- paste_buffer
 
 type pasteBufferIn struct {
-	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
+	BufferName string `json:"buffer_name"`
 	PaneTarget
-	Bracket bool `json:"bracket,omitempty" jsonschema:"Paste with bracketed-paste markers when the program asked for them, so a shell does not run the text line by line."`
+	Bracket bool `json:"bracket,omitempty"`
 	ToRun
 	Socket
 }
@@ -147,8 +147,8 @@ func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (pasteBufferOu
 // ---- show_buffer
 
 type showBufferIn struct {
-	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
-	MaxLines   *int   `json:"max_lines,omitempty" jsonschema:"Keep only the last max_lines lines; null: no line limit (the 1 MB limit still applies)."`
+	BufferName string `json:"buffer_name"`
+	MaxLines   *int   `json:"max_lines,omitempty" jsonschema:"null: no line limit"`
 	Socket
 }
 
@@ -218,7 +218,7 @@ func tailText(s string, max *int) (string, int) {
 // ---- delete_buffer
 
 type deleteBufferIn struct {
-	BufferName string `json:"buffer_name" jsonschema:"A name load_buffer returned."`
+	BufferName string `json:"buffer_name"`
 	Socket
 }
 

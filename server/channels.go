@@ -113,8 +113,8 @@ func (cw *channelWaits) closeAll() {
 }
 
 type waitChannelIn struct {
-	Channel string  `json:"channel" jsonschema:"Channel name: 1 to 128 letters, digits, _ . : -"`
-	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait at most; clamped to the server's wait ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS)."`
+	Channel string  `json:"channel"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
 	Socket
 }
 
@@ -192,7 +192,7 @@ func sameServerAlive(ctx context.Context, ts *tmux.Server, id tmux.Identity) boo
 }
 
 type signalChannelIn struct {
-	Channel string `json:"channel" jsonschema:"Channel name: 1 to 128 letters, digits, _ . : -"`
+	Channel string `json:"channel"`
 	Socket
 }
 

@@ -188,14 +188,15 @@ var socketProps = sync.OnceValues(func() ([]byte, *jsonschema.Schema) {
 	return append([]byte(`"socket_name":`), b...), s.Properties["host"]
 })
 
-// hostOutput is t's output schema with the host-only fields, for a tool whose results name
-// the socket (they name the host there too); only those are reflected again.
+// hostOutput is t's output schema with the host-only fields, for a tool whose result has
+// them (get_server_info's host, list_servers' unreachable_hosts): generated with the others,
+// reflected only for a tool added since.
 func (t *Tool) hostOutput() (any, bool) {
 	if t.seedOut || t.outputSchema == nil {
 		return nil, false
 	}
-	if raw, ok := t.outputSchema.(json.RawMessage); ok && !bytes.Contains(raw, []byte(`"socket_name"`)) {
-		return nil, false
+	if g, ok := generatedSchemas[t.key]; ok {
+		return json.RawMessage(g.hostOut), g.hostOut != ""
 	}
 	_, _, out := t.inferHosts()
 	if out == nil || !hasHostOnly(out) {

@@ -115,7 +115,7 @@ func TestHostArgsOnlyWithHosts(t *testing.T) {
 	if withHost < 40 {
 		t.Errorf("only %d tools take host", withHost)
 	}
-	for name, want := range map[string][]string{"get_server_info": {`"host"`}, "list_servers": {`"host"`, `"unreachable_hosts"`}} {
+	for name, want := range map[string][]string{"get_server_info": {`"host"`}, "list_servers": {`"unreachable_hosts"`}} {
 		out := canonical(t, schemaMap(t, many.tools[name].outputSchema))
 		for _, w := range want {
 			if !strings.Contains(out, w) {

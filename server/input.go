@@ -20,24 +20,16 @@ import (
 func inputTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Ann: annSHELL,
-			Description: "Type into a tmux pane: literal text, or tmux key names. keys is either text (typed as is, then Enter unless " +
-				"enter=false) or one or more key names separated by spaces: C-c, C-d, M-x, Escape, Enter, Tab, BTab, Up, PageDown, F1 ... " +
-				"(tmux spelling; \"C-c\" with enter=false interrupts the foreground program). Key names and text are never mixed in one call; " +
-				"a key name tmux does not know (Shift+Tab, Ctrl-C, <Enter>, C-) is refused with the valid forms; literal=true types anything as text. " +
-				"To run a command and get its output and exit status, prefer run_shell_command; to wait for the output of what you typed, use wait_for_text.",
-			Input: edits(def("enter", true), def("literal", false), def("suppress_history", false))},
+			Description: "Type into a pane: text (then Enter unless enter=false), or space-separated tmux key names (C-c, Escape, Up, BTab, F1...), never both; literal types anything as text. For a command's status and output use run_shell_command; to see output, wait_for_text.",
+			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
 		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Ann: annSHELL,
-			Description: "Run several send_keys in order, each with its own target and flags (socket_name applies to all): one call instead of many. " +
-				"on_error=stop (default) stops at the first failure and reports stopped_at; continue runs every operation. " +
-				"timeout bounds the whole batch in seconds; operations not started by then fail.",
-			Input: edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
+			Description: "Run up to 64 send_keys in order, each with its own target and flags; on_error=stop ends at the first failure (stopped_at). timeout bounds the whole batch.",
+			Input:       edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
 			sendKeysBatch),
 		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Ann: annSHELL,
-			Description: "Paste text (multi-line, any quotes) into a tmux pane through a private tmux buffer that is deleted afterwards; " +
-				"the user's own buffers are untouched. bracket=true uses bracketed paste when the program asked for it, so a shell " +
-				"shows multi-line text without running it line by line. Nothing is added after the text (send_keys keys=\"Enter\" runs it).",
-			Input: edits(def("bracket", true))},
+			Description: "Paste text (multi-line, any quotes) into a pane through a private buffer, bracketed when the program asks, so a shell does not run it line by line. Adds no Enter.",
+			Input:       edits(def("bracket", true))},
 			pasteText),
 	}
 }
@@ -55,7 +47,7 @@ var interruptKeys = map[string]bool{"C-c": true, "C-\\": true}
 // ToRun is the argument of every input tool that says the input is for a command a run
 // started: without it, a pane a run holds is refused.
 type ToRun struct {
-	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"The pane runs a command started by run_shell_command or run_command and this is input for it (an answer to its question, keys for an editor or pager it opened); such a pane is refused without it."`
+	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"Input for the command a run started here; refused without it"`
 }
 
 // inputGuard refuses input into a pane that is dead, that this server runs in, or that a run of
@@ -243,11 +235,11 @@ func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (d
 // ---- send_keys
 
 type sendKeysIn struct {
-	Keys string `json:"keys" jsonschema:"Text to type, or key names separated by spaces (C-c, Enter, Escape, Up, BTab, F1 ...)."`
+	Keys string `json:"keys"`
 	PaneTarget
-	Enter           bool `json:"enter,omitempty" jsonschema:"Press Enter after the keys; pass false to send control keys (C-c) alone."`
-	Literal         bool `json:"literal,omitempty" jsonschema:"Type keys as text even when it reads as key names."`
-	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space, which shells configured to ignore such lines (HISTCONTROL=ignorespace, zsh HIST_IGNORE_SPACE) keep out of history. Ignored for key names."`
+	Enter           bool `json:"enter,omitempty"`
+	Literal         bool `json:"literal,omitempty"`
+	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space, which ignorespace shells keep out of history"`
 	ToRun
 	Socket
 }
@@ -277,21 +269,21 @@ func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error)
 // ---- send_keys_batch
 
 type keysOperation struct {
-	Keys            string  `json:"keys" jsonschema:"As send_keys: text, or key names separated by spaces."`
-	PaneID          *string `json:"pane_id,omitempty" jsonschema:"Pane ID (e.g. '%1'); wins over the other targets."`
-	SessionName     *string `json:"session_name,omitempty" jsonschema:"Session name (exact): its active pane."`
-	SessionID       *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'): its active pane."`
-	WindowID        *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1'): its active pane."`
-	Enter           *bool   `json:"enter,omitempty" jsonschema:"Press Enter after the keys (default true)."`
-	Literal         *bool   `json:"literal,omitempty" jsonschema:"Type keys as text (default false)."`
-	SuppressHistory *bool   `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space (default false)."`
+	Keys            string  `json:"keys"`
+	PaneID          *string `json:"pane_id,omitempty"`
+	SessionName     *string `json:"session_name,omitempty"`
+	SessionID       *string `json:"session_id,omitempty"`
+	WindowID        *string `json:"window_id,omitempty"`
+	Enter           *bool   `json:"enter,omitempty"`
+	Literal         *bool   `json:"literal,omitempty"`
+	SuppressHistory *bool   `json:"suppress_history,omitempty"`
 	ToRun
 }
 
 type sendKeysBatchIn struct {
-	Operations []keysOperation `json:"operations" jsonschema:"1 to 64 sends, run in order."`
-	OnError    string          `json:"on_error,omitempty" jsonschema:"stop: stop at the first failure; continue: run every operation."`
-	Timeout    *float64        `json:"timeout,omitempty" jsonschema:"Seconds for the whole batch; operations not finished by then fail."`
+	Operations []keysOperation `json:"operations"`
+	OnError    string          `json:"on_error,omitempty"`
+	Timeout    *float64        `json:"timeout,omitempty"`
 	Socket
 }
 
@@ -393,10 +385,10 @@ func (c *Call) batchSend(ctx context.Context, op keysOperation, sock *string) (*
 // ---- paste_text
 
 type pasteTextIn struct {
-	Text string `json:"text" jsonschema:"The text to paste, as is (multi-line, quotes, Unicode)."`
+	Text string `json:"text"`
 	PaneTarget
-	Bracket bool `json:"bracket,omitempty" jsonschema:"Use bracketed paste when the program in the pane asked for it (shells then do not run the lines as they arrive)."`
-	Submit  bool `json:"submit,omitempty" jsonschema:"Press Enter once the program has taken the paste (it printed, then went quiet), so the Enter is not read as part of the paste: for a TUI's input box."`
+	Bracket bool `json:"bracket,omitempty"`
+	Submit  bool `json:"submit,omitempty" jsonschema:"Then Enter, once the program went quiet (a TUI's input box)"`
 	ToRun
 	Socket
 }

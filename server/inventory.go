@@ -25,57 +25,57 @@ import (
 func inventoryTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "list_servers", Title: "List tmux Servers", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the live tmux servers of this user (sockets in $TMUX_TMPDIR/tmux-<uid>/, stale sockets skipped), then any extra socket paths given. Use a server's socket_name in other tools.",
-			HostsNote:   "Then it lists the servers of every configured host at once (host says where each runs; a host that cannot be reached in its connect timeout is reported in unreachable_hosts, and the others are still listed)."},
+			Description: "List this user's live tmux servers (stale sockets skipped), then extra_socket_paths. Pass a server's socket_name to the other tools.",
+			HostsNote:   "Then those of every configured host (host says where; an unreachable host is in unreachable_hosts)."},
 			listServers),
 		define(spec{Name: "list_sessions", Title: "List tmux Sessions", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the sessions of a tmux server (terminal multiplexer workspace): ids, names, window counts, attached terminal clients, active window and pane. Optional filters narrow the list.",
+			Description: "List a tmux server's sessions: ids, names, window counts, attached clients, active window and pane.",
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listSessions),
 		define(spec{Name: "get_server_info", Title: "Get tmux Server Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Report whether a tmux server runs on the socket, its version, pid and how many sessions, windows, panes and attached terminal clients it has. Never starts a server."},
+			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients. Never starts one."},
 			getServerInfo),
 		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Ann: annCREATE,
-			Description: "Create a detached tmux session (starting the tmux server when none runs). Returns the session with its active_pane_id, ready for run_shell_command or send_keys.",
+			Description: "Create a detached tmux session, starting the server if none runs. Its active_pane_id is ready for run_shell_command.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), minimum("x", 1), minimum("y", 1))},
 			createSession),
 		define(spec{Name: "list_windows", Title: "List tmux Windows", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the windows of a tmux session, or of the whole server when no session is given, with layout, size and active pane. Optional filters narrow the list.",
+			Description: "List the windows of a session, else of the server: layout, size, active pane.",
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listWindows),
 		define(spec{Name: "get_session_info", Title: "Get tmux Session Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe one tmux session (by id, else exact name, else the first session) with its windows."},
+			Description: "Describe a session (by id, else exact name, else the first) and its windows."},
 			getSessionInfo),
 		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Ann: annCREATE,
-			Description: "Create a window in a tmux session (detached unless attach is true), optionally before or after the current window.",
+			Description: "Create a window in a session, detached unless attach: at the next free index, or before or after the current one.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
 			createWindow),
 		define(spec{Name: "list_panes", Title: "List tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List tmux panes (terminal/shell panes) of a window, else of a session, else of the whole server: ids, geometry, current command and path, dead/mode flags, is_caller and is_watched. Optional filters narrow the list.",
+			Description: "List the panes of a window, else a session, else the server, with the fields of get_pane_info.",
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe one tmux window (by id, else index in the session, else the session's active window) with its panes."},
+			Description: "Describe a window (by id, else index in the session, else the active one) and its panes."},
 			getWindowInfo),
 		define(spec{Name: "get_pane_info", Title: "Get tmux Pane Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe one tmux pane: geometry, tty, current command and path, pid, title, active/dead/mode flags, is_caller and is_watched."},
+			Description: "Describe a pane: geometry, tty, command, path, pid, title, flags. is_caller: the pane this MCP server runs in; is_watched: on a person's screen."},
 			getPaneInfo),
 		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Ann: annCREATE,
-			Description: "Split a pane (pane_id, else the window's active pane) to create a new detached pane below, above, left or right of it, optionally sized (\"50%\" or cells) and running a given shell command.",
-			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), enum("direction", "above", "below", "left", "right"), def("direction", "below"))},
+			Description: "Split a pane (pane_id, else the window's active pane) into a new detached pane, optionally sized and running shell.",
+			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), enum("direction", "above", "below", "left", "right"), def("direction", "below"), oneOfTypes("size", "string", "integer"))},
 			splitWindow),
 	}
 }
 
 const (
-	filtersDesc = "Filters ANDed together: an object (or a JSON string of one) of field[__op]: value; ops exact (default), iexact, contains, icontains, startswith, istartswith, endswith, iendswith, in, nin (comma list), regex, iregex; fields are the result's fields."
-	envDesc     = "Environment variables for the new process: an object of strings (or a JSON string of one)."
+	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex"
+	envDesc     = "An object of strings, or its JSON"
 )
 
 // ---- list_servers
 
 type listServersIn struct {
-	ExtraSocketPaths []string `json:"extra_socket_paths,omitempty" jsonschema:"More socket paths to probe after the user's socket directory."`
+	ExtraSocketPaths []string `json:"extra_socket_paths,omitempty"`
 }
 
 type listServersOut struct {
@@ -241,13 +241,13 @@ func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, er
 // ---- create_session
 
 type createSessionIn struct {
-	SessionName               *string `json:"session_name,omitempty" jsonschema:"Name of the new session (must be unique; no ':' or '.')."`
-	WindowName                *string `json:"window_name,omitempty" jsonschema:"Name of its first window."`
-	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of its first pane."`
-	X                         *int    `json:"x,omitempty" jsonschema:"Width in cells."`
-	Y                         *int    `json:"y,omitempty" jsonschema:"Height in cells."`
+	SessionName               *string `json:"session_name,omitempty" jsonschema:"Unique; no ':' or '.'"`
+	WindowName                *string `json:"window_name,omitempty"`
+	StartDirectory            *string `json:"start_directory,omitempty"`
+	X                         *int    `json:"x,omitempty" jsonschema:"Width (cells)"`
+	Y                         *int    `json:"y,omitempty" jsonschema:"Height (cells)"`
 	Environment               any     `json:"environment,omitempty"`
-	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the session's shells from writing history files (HISTFILE empty, fish private mode, HISTCONTROL ignorespace)."`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
 	Socket
 }
 
@@ -399,8 +399,8 @@ func findSession(ctx context.Context, ts *tmux.Server, id string) (tmux.Session,
 // ---- list_windows
 
 type listWindowsIn struct {
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact); with neither session argument, every window of the server."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 	Filters     any     `json:"filters,omitempty"`
 	Socket
 }
@@ -438,8 +438,8 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 // ---- get_session_info
 
 type sessionIn struct {
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact); with neither, the first session."`
+	SessionID   *string `json:"session_id,omitempty"`
+	SessionName *string `json:"session_name,omitempty"`
 	Socket
 }
 
@@ -459,14 +459,14 @@ func getSessionInfo(ctx context.Context, c *Call, in *sessionIn) (sessionInfoOut
 // ---- create_window
 
 type createWindowIn struct {
-	SessionName               *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
-	SessionID                 *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
-	WindowName                *string `json:"window_name,omitempty" jsonschema:"Name of the new window."`
-	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of its pane."`
-	Attach                    bool    `json:"attach,omitempty" jsonschema:"Make the new window the session's current window."`
-	Direction                 *string `json:"direction,omitempty" jsonschema:"Insert before or after the current window instead of at the next free index."`
+	SessionName               *string `json:"session_name,omitempty"`
+	SessionID                 *string `json:"session_id,omitempty"`
+	WindowName                *string `json:"window_name,omitempty"`
+	StartDirectory            *string `json:"start_directory,omitempty"`
+	Attach                    bool    `json:"attach,omitempty"`
+	Direction                 *string `json:"direction,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
-	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the new shell from writing history files."`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
 	Socket
 }
 
@@ -610,14 +610,14 @@ func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 // ---- split_window
 
 type splitWindowIn struct {
-	PaneID *string `json:"pane_id,omitempty" jsonschema:"Pane to split (e.g. '%1'); wins over the window arguments."`
+	PaneID *string `json:"pane_id,omitempty"`
 	WindowTarget
-	Direction                 *string `json:"direction,omitempty" jsonschema:"Where the new pane goes relative to the split one."`
-	Size                      any     `json:"size,omitempty" jsonschema:"Size of the new pane: a percentage such as \"50%\" or a number of cells."`
-	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of the new pane."`
-	Shell                     *string `json:"shell,omitempty" jsonschema:"Command the new pane runs instead of the default shell."`
+	Direction                 *string `json:"direction,omitempty"`
+	Size                      any     `json:"size,omitempty" jsonschema:"\"50%\" or cells"`
+	StartDirectory            *string `json:"start_directory,omitempty"`
+	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the default shell"`
 	Environment               any     `json:"environment,omitempty"`
-	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the new shell from writing history files."`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
 	Socket
 }
 

@@ -17,64 +17,64 @@ import (
 func lifecycleTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "select_pane", Title: "Select tmux Pane", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Make a pane the active pane of its window: by pane_id, or by direction (up, down, left, right, last, next, previous) from pane_id or from the window's active pane. Returns the pane that is now active.",
+			Description: "Make a pane active in its window: pane_id, or direction from it (else from the active pane). Returns that pane.",
 			Input:       edits(enum("direction", "up", "down", "left", "right", "last", "next", "previous"))},
 			selectPane),
 		define(spec{Name: "swap_pane", Title: "Swap tmux Panes", Tier: policy.Mutating, Ann: annCREATE,
-			Description: "Swap two panes' positions (they may be in different windows). Returns the source pane in its new place."},
+			Description: "Swap two panes' places, also across windows. Returns the source pane."},
 			swapPane),
 		define(spec{Name: "resize_pane", Title: "Resize tmux Pane", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Resize a pane to width and/or height cells, or set its window's zoom state: zoom=true shows only this pane, zoom=false shows every pane. zoom is a state, not a toggle, and cannot be combined with a size.",
+			Description: "Resize a pane to width and/or height cells, or set zoom: true shows only this pane (a state, not a toggle; not with a size).",
 			Input:       edits(minimum("width", 1), minimum("height", 1))},
 			resizePane),
 		define(spec{Name: "set_pane_title", Title: "Set tmux Pane Title", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Set a pane's title (pane_title), taken literally: # is never expanded as a tmux format."},
+			Description: "Set a pane's title, literally (# is never expanded)."},
 			setPaneTitle),
 		define(spec{Name: "clear_pane", Title: "Clear tmux Pane", Tier: policy.Mutating, Ann: annDESTR,
-			Description: "Clear a pane's screen and its scrollback history in one step (the pane's terminal is reset; the program in it keeps running). Refused for the pane this MCP server runs in."},
+			Description: "Clear a pane's screen and scrollback (a terminal reset; its program keeps running). Not this MCP server's own pane."},
 			clearPane),
 		define(spec{Name: "enter_copy_mode", Title: "Enter tmux Copy Mode", Tier: policy.Mutating, Ann: annCREATE,
-			Description: "Put a pane in copy mode (to scroll its history), optionally scrolled up scroll_up lines. Leave it with exit_copy_mode.",
+			Description: "Put a pane in copy mode, scrolled up scroll_up lines; exit_copy_mode leaves it.",
 			Input:       edits(minimum("scroll_up", 0))},
 			enterCopyMode),
 		define(spec{Name: "exit_copy_mode", Title: "Exit tmux Copy Mode", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Leave copy mode (or any other mode) in a pane; nothing happens when the pane is in no mode."},
+			Description: "Leave copy mode (or any mode) in a pane."},
 			exitCopyMode),
 		define(spec{Name: "respawn_pane", Title: "Respawn tmux Pane", Tier: policy.Mutating, Ann: annDESTR,
-			Description: "Restart the program of a pane (same pane id, new process): kill=true ends a running program first. Optionally another shell command, start directory or environment. Refused for the pane this MCP server runs in.",
+			Description: "Restart a pane's program (same pane id), optionally with another shell, directory or environment. Not this MCP server's own pane.",
 			Input:       edits(def("kill", true), objectOrJSON("environment", envDesc), def("suppress_persistent_history", false))},
 			respawnPane),
 		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a pane and the processes in it (its window closes with its last pane). Refused for the pane this MCP server runs in."},
+			Description: "Kill a pane and its processes (a window closes with its last pane). Not this MCP server's own pane."},
 			killPane),
 		define(spec{Name: "rename_session", Title: "Rename tmux Session", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Rename a session (by id, else exact name, else the first session). Names are taken literally."},
+			Description: "Rename a session (by id, else exact name, else the first), literally."},
 			renameSession),
 		define(spec{Name: "select_window", Title: "Select tmux Window", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Make a window the current window of its session: by window_id, by window_index, or by direction (next, previous, last) in the session. Returns the window that is now current.",
+			Description: "Make a window current in its session: window_id, window_index or direction. Returns it.",
 			Input:       edits(enum("direction", "next", "previous", "last"))},
 			selectWindow),
 		define(spec{Name: "rename_window", Title: "Rename tmux Window", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Rename a window (by id, else index in the session, else the session's active window). Names are taken literally."},
+			Description: "Rename a window (by id, else index in the session, else the active one), literally."},
 			renameWindow),
 		define(spec{Name: "select_layout", Title: "Select tmux Layout", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Arrange a window's panes with a built-in layout (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled) or a layout string as window_layout reports it."},
+			Description: "Arrange a window's panes: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or a window_layout string."},
 			selectLayout),
 		define(spec{Name: "resize_window", Title: "Resize tmux Window", Tier: policy.Mutating, Ann: annMUT,
 			Description: "Resize a window to width and/or height cells.",
 			Input:       edits(minimum("width", 1), minimum("height", 1))},
 			resizeWindow),
 		define(spec{Name: "move_window", Title: "Move tmux Window", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Move a window to another index and/or another session (by exact name or id); without destination_index it takes the destination's next free index."},
+			Description: "Move a window to another index and/or session."},
 			moveWindow),
 		define(spec{Name: "kill_window", Title: "Kill tmux Window", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a window (by id) and every pane in it. Refused for the window this MCP server runs in."},
+			Description: "Kill a window and its panes. Not this MCP server's own window."},
 			killWindow),
 		define(spec{Name: "kill_session", Title: "Kill tmux Session", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a session (session_name or session_id is required) and its windows. Refused for the session this MCP server runs in."},
+			Description: "Kill a session (session_name or session_id required) and its windows. Not this MCP server's own session."},
 			killSession),
 		define(spec{Name: "kill_server", Title: "Kill tmux Server", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a tmux server and every session, window and pane in it. Refused for the tmux server this MCP server runs inside."},
+			Description: "Kill a tmux server and all in it. Not the one this MCP server runs in."},
 			killServer),
 	}
 }
@@ -198,8 +198,8 @@ func windowNow(ctx context.Context, ts *tmux.Server, sessionID, id string) (tmux
 // ---- select_pane
 
 type selectPaneIn struct {
-	PaneID    *string `json:"pane_id,omitempty" jsonschema:"Pane to select (e.g. '%1'), or the pane a direction starts from."`
-	Direction *string `json:"direction,omitempty" jsonschema:"Select the pane in this direction instead: up, down, left, right (neighbours), last (previously active), next or previous (by index, wrapping)."`
+	PaneID    *string `json:"pane_id,omitempty"`
+	Direction *string `json:"direction,omitempty" jsonschema:"last: the previous active; next, previous: by index"`
 	WindowTarget
 	Socket
 }
@@ -284,8 +284,8 @@ func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error
 // ---- swap_pane
 
 type swapPaneIn struct {
-	SourcePaneID string `json:"source_pane_id" jsonschema:"Pane to move (e.g. '%1')."`
-	TargetPaneID string `json:"target_pane_id" jsonschema:"Pane to swap it with (e.g. '%2')."`
+	SourcePaneID string `json:"source_pane_id"`
+	TargetPaneID string `json:"target_pane_id"`
 	Socket
 }
 
@@ -318,9 +318,9 @@ func swapPane(ctx context.Context, c *Call, in *swapPaneIn) (PaneInfo, error) {
 
 type resizePaneIn struct {
 	PaneTarget
-	Width  *int  `json:"width,omitempty" jsonschema:"New width in cells."`
-	Height *int  `json:"height,omitempty" jsonschema:"New height in cells."`
-	Zoom   *bool `json:"zoom,omitempty" jsonschema:"true: the window shows only this pane (zoomed); false: the window shows all its panes. A state, not a toggle; not with width or height."`
+	Width  *int  `json:"width,omitempty"`
+	Height *int  `json:"height,omitempty"`
+	Zoom   *bool `json:"zoom,omitempty"`
 	Socket
 }
 
@@ -373,7 +373,7 @@ func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error
 // ---- set_pane_title
 
 type setPaneTitleIn struct {
-	Title string `json:"title" jsonschema:"The new title, taken literally."`
+	Title string `json:"title"`
 	PaneTarget
 	Socket
 }
@@ -416,7 +416,7 @@ func clearPane(ctx context.Context, c *Call, in *paneIn) (resultOut, error) {
 
 type enterCopyModeIn struct {
 	PaneTarget
-	ScrollUp *int `json:"scroll_up,omitempty" jsonschema:"Lines to scroll up into the history once in copy mode."`
+	ScrollUp *int `json:"scroll_up,omitempty"`
 	Socket
 }
 
@@ -457,12 +457,12 @@ func exitCopyMode(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 // ---- respawn_pane
 
 type respawnPaneIn struct {
-	PaneID                    string  `json:"pane_id" jsonschema:"Pane to respawn (e.g. '%1')."`
-	Kill                      bool    `json:"kill,omitempty" jsonschema:"End the program running in the pane first; with false, only a dead pane can be respawned."`
-	Shell                     *string `json:"shell,omitempty" jsonschema:"Command to run instead of the pane's original command."`
-	StartDirectory            *string `json:"start_directory,omitempty" jsonschema:"Working directory of the new process."`
+	PaneID                    string  `json:"pane_id"`
+	Kill                      bool    `json:"kill,omitempty" jsonschema:"End a running program first; false: only a dead pane"`
+	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the original command"`
+	StartDirectory            *string `json:"start_directory,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
-	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty" jsonschema:"Keep the new shell from writing history files."`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
 	Socket
 }
 
@@ -518,7 +518,7 @@ func (c *Call) endRun(ctx context.Context, ts *tmux.Server, pane string) {
 // ---- kill_pane
 
 type killPaneIn struct {
-	PaneID string `json:"pane_id" jsonschema:"Pane to kill (e.g. '%1')."`
+	PaneID string `json:"pane_id"`
 	Socket
 }
 
@@ -553,9 +553,9 @@ func killCommand(ctx context.Context, ts *tmux.Server, args ...string) error {
 // ---- rename_session
 
 type renameSessionIn struct {
-	NewName     string  `json:"new_name" jsonschema:"The new session name (no ':' or '.'; taken literally)."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session to rename, by exact name."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session to rename, by id (e.g. '$1'); wins over session_name."`
+	NewName     string  `json:"new_name" jsonschema:"No ':' or '.'"`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 	Socket
 }
 
@@ -590,11 +590,11 @@ func renamed(err error, from, to string) error {
 // ---- select_window
 
 type selectWindowIn struct {
-	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window to select (e.g. '@1')."`
-	WindowIndex *string `json:"window_index,omitempty" jsonschema:"Window to select by its index in the session (e.g. '0')."`
-	Direction   *string `json:"direction,omitempty" jsonschema:"Select the next, previous or last (previously current) window of the session instead."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	WindowID    *string `json:"window_id,omitempty"`
+	WindowIndex *string `json:"window_index,omitempty"`
+	Direction   *string `json:"direction,omitempty" jsonschema:"last: the previous current window"`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 	Socket
 }
 
@@ -657,7 +657,7 @@ func selectWindow(ctx context.Context, c *Call, in *selectWindowIn) (tmux.Window
 // ---- rename_window
 
 type renameWindowIn struct {
-	NewName string `json:"new_name" jsonschema:"The new window name (taken literally)."`
+	NewName string `json:"new_name"`
 	WindowTarget
 	Socket
 }
@@ -684,7 +684,7 @@ var (
 )
 
 type selectLayoutIn struct {
-	Layout string `json:"layout" jsonschema:"A built-in layout (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled) or a layout string as window_layout reports it."`
+	Layout string `json:"layout"`
 	WindowTarget
 	Socket
 }
@@ -716,8 +716,8 @@ func selectLayout(ctx context.Context, c *Call, in *selectLayoutIn) (tmux.Window
 
 type resizeWindowIn struct {
 	WindowTarget
-	Width  *int `json:"width,omitempty" jsonschema:"New width in cells."`
-	Height *int `json:"height,omitempty" jsonschema:"New height in cells."`
+	Width  *int `json:"width,omitempty"`
+	Height *int `json:"height,omitempty"`
 	Socket
 }
 
@@ -749,8 +749,8 @@ func resizeWindow(ctx context.Context, c *Call, in *resizeWindowIn) (tmux.Window
 
 type moveWindowIn struct {
 	WindowTarget
-	DestinationIndex   *string `json:"destination_index,omitempty" jsonschema:"Index for the window in the destination session (e.g. '3'); omitted: the next free index."`
-	DestinationSession *string `json:"destination_session,omitempty" jsonschema:"Destination session, by exact name or id (e.g. '$2'); omitted: the window's own session."`
+	DestinationIndex   *string `json:"destination_index,omitempty" jsonschema:"Default: the next free index"`
+	DestinationSession *string `json:"destination_session,omitempty" jsonschema:"Exact name or id; default: its own"`
 	Socket
 }
 
@@ -805,7 +805,7 @@ func moveWindow(ctx context.Context, c *Call, in *moveWindowIn) (tmux.Window, er
 // ---- kill_window
 
 type killWindowIn struct {
-	WindowID string `json:"window_id" jsonschema:"Window to kill (e.g. '@1')."`
+	WindowID string `json:"window_id"`
 	Socket
 }
 

@@ -16,25 +16,25 @@ func optionTools() []*Tool {
 	scopeEnum := enum("scope", "server", "session", "window", "pane")
 	return []*Tool{
 		define(spec{Name: "show_option", Title: "Show tmux Option", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read one tmux option: its effective value for a session, window or pane (inherited values included), or its global value with global_=true. value is null for an unset user option (@name).",
+			Description: "Read a tmux option: its effective value for a session, window or pane (inherited included), or the global one. value is null for an unset @option.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showOption),
 		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Set one tmux option for a session, window or pane, or globally with global_=true. Hooks cannot be set, and values that would run shell commands (#(...)) are refused except in user options (@name), which tmux never expands by itself. A session or window target of a window or pane option means its active window or pane, which the result names.",
+			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. For a window or pane option, a session or window target means its active one.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			setOption),
 		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read the environment tmux gives new processes: a session's, or the global one when no session is given. A variable marked for removal is reported as true."},
+			Description: "Read the environment tmux gives new processes: a session's, else the global one. A removed variable reads true."},
 			showEnvironment),
 		define(spec{Name: "set_environment", Title: "Set tmux Environment", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Set a variable in the environment tmux gives new processes: a session's, or the global one when no session is given. Running processes are not affected."},
+			Description: "Set a variable of the environment tmux gives new processes: a session's, else the global one. Running processes keep theirs."},
 			setEnvironment),
 		define(spec{Name: "show_hooks", Title: "Show tmux Hooks", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the tmux hooks that are set: the global ones (session and window hooks together) by default, or those of one session, window or pane. Hooks can be read, never set.",
+			Description: "List the hooks set: global ones, or those of one session, window or pane. Hooks are never set.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showHooks),
 		define(spec{Name: "show_hook", Title: "Show tmux Hook", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read one tmux hook (e.g. after-new-window, pane-died): its commands, globally by default or for one session, window or pane; empty when it is not set.",
+			Description: "Read one hook's commands (e.g. pane-died): global, or of one session, window or pane; empty when unset.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showHook),
 	}
@@ -42,9 +42,9 @@ func optionTools() []*Tool {
 
 // ScopeArgs are the scope arguments of the option and hook tools.
 type ScopeArgs struct {
-	Scope  *string `json:"scope,omitempty" jsonschema:"Which options: server, session, window or pane; omitted: tmux infers it from the option's name."`
-	Target *string `json:"target,omitempty" jsonschema:"Whose options: a session id or exact name, a window id (@1) or a pane id (%1); omitted: the first session (its active window or pane)."`
-	Global bool    `json:"global_,omitempty" jsonschema:"The global value (the default inherited by every session, window or pane) instead of one target's."`
+	Scope  *string `json:"scope,omitempty" jsonschema:"Default: inferred"`
+	Target *string `json:"target,omitempty" jsonschema:"Session, window (@1) or pane (%1); default: the first session"`
+	Global bool    `json:"global_,omitempty"`
 }
 
 var (
@@ -160,7 +160,7 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tm
 // ---- show_option
 
 type showOptionIn struct {
-	Option string `json:"option" jsonschema:"Option name, e.g. status, mode-keys, history-limit, @my-option, status-format[0]."`
+	Option string `json:"option" jsonschema:"e.g. mode-keys, @my-option, status-format[0]"`
 	ScopeArgs
 	Socket
 }
@@ -202,8 +202,8 @@ func showOption(ctx context.Context, c *Call, in *showOptionIn) (showOptionOut, 
 // ---- set_option
 
 type setOptionIn struct {
-	Option string `json:"option" jsonschema:"Option name, e.g. mode-keys, history-limit, @my-option."`
-	Value  string `json:"value" jsonschema:"The new value, as tmux's set-option takes it."`
+	Option string `json:"option" jsonschema:"e.g. mode-keys, @my-option"`
+	Value  string `json:"value"`
 	ScopeArgs
 	Socket
 }
@@ -261,8 +261,8 @@ func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, err
 // ---- show_environment / set_environment
 
 type envScopeIn struct {
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session (exact name) whose environment to use; with neither session argument, the global environment."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 	Socket
 }
 
@@ -311,8 +311,8 @@ func showEnvironment(ctx context.Context, c *Call, in *envScopeIn) (showEnvironm
 }
 
 type setEnvironmentIn struct {
-	Name  string `json:"name" jsonschema:"Variable name (letters, digits and _, not starting with a digit)."`
-	Value string `json:"value" jsonschema:"Its value."`
+	Name  string `json:"name"`
+	Value string `json:"value"`
 	envScopeIn
 }
 
@@ -362,7 +362,7 @@ type showHooksIn struct {
 }
 
 type showHookIn struct {
-	HookName string `json:"hook_name" jsonschema:"Hook name, e.g. after-new-window, pane-died, session-created."`
+	HookName string `json:"hook_name"`
 	ScopeArgs
 	Socket
 }

@@ -19,22 +19,22 @@ func readTools() []*Tool {
 			Description: snapshotDescription, InputJSON: snapshotInputSchema, NoOutputSchema: true},
 			snapshotPane),
 		define(spec{Name: "capture_pane", Title: "Capture tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read the text of a tmux pane: the visible screen, or a range of lines where negative numbers reach into the scrollback (start=-200 reads the last 200 history lines and the screen). Keeps the newest max_lines lines and reports what it cut. For only what is new since an earlier read, use capture_since; for cursor and mode too, snapshot_pane.",
+			Description: "Read a pane's text: the screen, or lines start to end (negative: scrollback; start=-200 adds its last 200 lines), the newest max_lines kept. Only what is new: capture_since; with cursor and mode: snapshot_pane.",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("join_wrapped", false), def("escape_sequences", false))},
 			capturePane),
 		define(spec{Name: "capture_since", Title: "Capture New tmux Pane Output", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read only what a pane printed since a cursor. Without a cursor: the current screen and a cursor. With the cursor of an earlier call: the lines written or rewritten since, from the pane's live output (text that scrolled into the history included), and a new cursor. wait_ms > 0 (with a cursor) blocks until something new arrives, up to the wait ceiling, instead of polling. lines_missed reports output lost in between (a flood beyond the buffer, or a stream that was restarted). A cursor belongs to one pane of one tmux server; a respawned pane needs a fresh cursor.",
+			Description: "Read only what a pane printed since cursor, from its live output, and a new cursor (no cursor: the screen and a first one). wait_ms > 0 waits for news instead of polling. lines_missed: output was lost.",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("max_bytes", 128000), minimum("max_bytes", 1), def("wait_ms", 0), minimum("wait_ms", 0))},
 			captureSince),
 		define(spec{Name: "search_panes", Title: "Search tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Search the text of every tmux pane (or a session's panes) for a pattern: literal by default, a regular expression (RE2 syntax) with regex=true, case-insensitive unless match_case. Searches the visible screen unless content_start/content_end give a range (negative numbers reach into the scrollback, e.g. content_start=-2000). Returns the matching panes sorted by id, each with its last max_matched_lines_per_pane matching lines, paged by offset and limit; truncated and truncated_panes say what was left out.",
+			Description: "Search every pane's text (or a session's) for pattern: literal, or RE2 with regex; case-insensitive unless match_case. The screen, or content_start to content_end (negative: scrollback). Paged by offset and limit.",
 			Input:       edits(def("regex", false), def("match_case", false), def("max_matched_lines_per_pane", 50), minimum("max_matched_lines_per_pane", 1), def("limit", 500), minimum("limit", 1), def("offset", 0), minimum("offset", 0))},
 			searchPanes),
 		define(spec{Name: "display_message", Title: "Expand a tmux Format", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Expand a tmux format string against a pane and return the text, e.g. '#{cursor_x} #{cursor_y}' or '#{pane_dead}'. Use it for a field no other tool reports. Refused: shell jobs (#(...)), the E:/T: modifiers and # in s/…/…/ arguments (they expand values as formats), and % (tmux passes the format through strftime)."},
+			Description: "Expand a tmux format against a pane, e.g. '#{cursor_x} #{pane_dead}', for fields no other tool reports. Refused: #(...), E: and T:, # in s/// and %."},
 			displayMessage),
 		define(spec{Name: "find_pane_by_position", Title: "Find tmux Pane by Position", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Return the pane in a corner of a tmux window (top-left, top-right, bottom-left or bottom-right).",
+			Description: "Return the pane in a corner of a window.",
 			Input:       edits(enum("corner", "top-left", "top-right", "bottom-left", "bottom-right"))},
 			findPaneByPosition),
 	}
@@ -261,11 +261,11 @@ func atoiOr0(s string) int {
 
 type capturePaneIn struct {
 	PaneTarget
-	Start           *int `json:"start,omitempty" jsonschema:"First line to capture: 0 is the top of the visible screen, negative numbers reach into the scrollback (-100 = 100 lines back). Null: the top of the screen."`
-	End             *int `json:"end,omitempty" jsonschema:"Last line to capture, numbered like start. Null: the bottom of the screen."`
-	MaxLines        *int `json:"max_lines,omitempty" jsonschema:"Keep at most this many lines, the newest; null keeps every line."`
-	JoinWrapped     bool `json:"join_wrapped,omitempty" jsonschema:"Join lines the terminal wrapped into one line each."`
-	EscapeSequences bool `json:"escape_sequences,omitempty" jsonschema:"Include the escape sequences of colours and text attributes."`
+	Start           *int `json:"start,omitempty" jsonschema:"0: the top of the screen; negative: scrollback lines"`
+	End             *int `json:"end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	MaxLines        *int `json:"max_lines,omitempty" jsonschema:"null keeps every line"`
+	JoinWrapped     bool `json:"join_wrapped,omitempty"`
+	EscapeSequences bool `json:"escape_sequences,omitempty"`
 	Socket
 }
 
@@ -304,7 +304,7 @@ func capturePane(ctx context.Context, c *Call, in *capturePaneIn) (CaptureOut, e
 // ---- display_message
 
 type displayMessageIn struct {
-	FormatString string `json:"format_string" jsonschema:"tmux format to expand, e.g. '#{cursor_x} #{cursor_y}' or '#{pane_current_command}'."`
+	FormatString string `json:"format_string"`
 	PaneTarget
 	Socket
 }
@@ -348,7 +348,7 @@ func displayMessage(ctx context.Context, c *Call, in *displayMessageIn) (ResultO
 // ---- find_pane_by_position
 
 type findPaneIn struct {
-	Corner string `json:"corner" jsonschema:"Which corner of the window."`
+	Corner string `json:"corner"`
 	WindowTarget
 	Socket
 }

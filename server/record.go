@@ -27,15 +27,14 @@ import (
 func recordTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "start_recording", Title: "Record a tmux Pane", Tier: policy.Mutating, Ann: annDESTR,
-			Description: "Record a tmux pane into an asciicast v2 file that plays in asciinema (asciinema play FILE): the screen as it is now, then everything the pane prints with its timing, size changes, and markers where run_shell_command or run_command began and ended (with the exit status). " +
-				"Recording follows the pane's live output (nothing polls) and stops by itself when the pane exits or the file reaches max_bytes. output_path must be absolute (and below LIBTMUX_MCP_PIPE_ROOT when it is set); an existing file is refused unless overwrite=true. Stop with stop_recording; list_recordings shows what is being recorded.",
-			Input: edits(def("overwrite", false), def("max_bytes", record.DefaultMaxBytes), minimum("max_bytes", minRecordBytes), maximum("max_bytes", maxRecordBytes))},
+			Description: "Record a pane to an asciicast v2 file (asciinema play FILE): its screen, timed output, run markers with exit status. Ends when the pane exits, at max_bytes, or by stop_recording.",
+			Input:       edits(def("overwrite", false), def("max_bytes", record.DefaultMaxBytes), minimum("max_bytes", minRecordBytes), maximum("max_bytes", maxRecordBytes))},
 			startRecording),
 		define(spec{Name: "stop_recording", Title: "Stop Recording a tmux Pane", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Stop a recording made by start_recording (by output_path, or by pane_id) and return its path, duration, size and event counts; a recording that already ended (its pane exited, or it reached its size limit) returns how it ended."},
+			Description: "Stop a recording (by output_path or pane_id); returns its path, duration, size and counts, or how it ended."},
 			stopRecording),
 		define(spec{Name: "list_recordings", Title: "List tmux Pane Recordings", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the recordings start_recording made in this server: those running, then the last ones that ended, with path, pane, duration, size and how each ended."},
+			Description: "List this server's recordings, running and recently ended."},
 			listRecordings),
 	}
 }
@@ -49,11 +48,11 @@ const (
 )
 
 type startRecordingIn struct {
-	OutputPath string `json:"output_path" jsonschema:"Absolute path of the .cast file to write (below LIBTMUX_MCP_PIPE_ROOT when it is set)."`
+	OutputPath string `json:"output_path" jsonschema:"Absolute; below LIBTMUX_MCP_PIPE_ROOT when set"`
 	PaneTarget
-	Overwrite bool    `json:"overwrite,omitempty" jsonschema:"Replace the file if it exists; otherwise an existing file is refused."`
-	MaxBytes  int64   `json:"max_bytes,omitempty" jsonschema:"Size limit of the file in bytes; the recording stops when it is reached (limit_reached says so)."`
-	Title     *string `json:"title,omitempty" jsonschema:"Title in the file's header; null: the pane's current command."`
+	Overwrite bool    `json:"overwrite,omitempty"`
+	MaxBytes  int64   `json:"max_bytes,omitempty"`
+	Title     *string `json:"title,omitempty" jsonschema:"Default: the pane's command"`
 	Socket
 }
 
@@ -233,8 +232,8 @@ func (s *Server) recordPath(p string) (string, error) {
 }
 
 type stopRecordingIn struct {
-	OutputPath *string `json:"output_path,omitempty" jsonschema:"The recording's file, as start_recording returned it."`
-	PaneID     *string `json:"pane_id,omitempty" jsonschema:"The recorded pane (e.g. '%1'): stops its recording."`
+	OutputPath *string `json:"output_path,omitempty"`
+	PaneID     *string `json:"pane_id,omitempty"`
 	Socket
 }
 

@@ -304,11 +304,11 @@ func (o runShellOut) Text() string {
 // ---- run_command
 
 type runCommandIn struct {
-	Command string `json:"command" jsonschema:"The shell command to run in the pane's shell. It runs in a subshell: cd and export do not persist."`
+	Command string `json:"command"`
 	PaneTarget
-	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait for the command to finish; clamped to the server's wait ceiling (effective_timeout says what was used)."`
-	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"Keep at most this many output lines, from the end (null: 200; at most 10000)."`
-	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Type the command with a leading space so the shell keeps it out of its history (the default comes from LIBTMUX_SUPPRESS_HISTORY)."`
+	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
+	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: 200; at most 10000)"`
+	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Keep it out of the shell's history (default: LIBTMUX_SUPPRESS_HISTORY)"`
 	Socket
 }
 
@@ -332,9 +332,8 @@ func runCommandTool(suppress bool) *Tool {
 		variant = "keep_history"
 	}
 	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true, Variant: variant,
-		Description: "Run a shell command in a tmux pane's shell, wait for it to finish, and return its exit status and only its own output lines (never the prompt or the echo of what was typed). " +
-			"The pane is resolved from pane_id, else the window's or session's active pane. The command runs in a subshell, so cd and export do not persist. " +
-			"On timeout the command keeps running (timed_out true) and the pane stays reserved until it ends: get its exit status and output with wait_for_run, answer a question it asks with send_keys to_running_command=true, or stop it with send_keys C-c; do not run it again.",
+		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist) and return its exit status and only its own output lines. " +
+			"On timeout it keeps running: wait_for_run, send_keys to_running_command, or C-c; never run it again.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},
 		runCommand)
 	t.variant = func(o *Options) *Tool {
@@ -407,8 +406,8 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 
 type waitForRunIn struct {
 	PaneTarget
-	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait for the run to end; clamped to the server's wait ceiling. 0 returns at once with where it stands."`
-	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"Keep at most this many output lines, from the end (null: as the run kept them)."`
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling; 0: where it stands now"`
+	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: as the run kept them)"`
 	Socket
 }
 
@@ -422,10 +421,8 @@ type waitForRunOut struct {
 
 func waitForRunTool() *Tool {
 	return define(spec{Name: "wait_for_run", Title: "Wait for a Run in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-		Description: "Wait for the command a run_shell_command or run_command started in a pane to end (one that timed out or was cancelled keeps running), " +
-			"and return its exit status and output as run_command does; with a run already over, return its result at once. " +
-			"It never runs anything: the pane's last run since this server started is the one reported.",
-		Input: edits(def("timeout", 30.0), minimum("timeout", 0), minimum("max_lines", 1))},
+		Description: "Wait for the pane's last run (run_shell_command or run_command; a timed-out one keeps running) to end; return its exit status and output as run_command does.",
+		Input:       edits(def("timeout", 30.0), minimum("timeout", 0), minimum("max_lines", 1))},
 		waitForRun)
 }
 

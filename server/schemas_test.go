@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/format"
 	"os"
 	"sort"
 	"strconv"
@@ -45,21 +46,31 @@ func TestSchemasGenerated(t *testing.T) {
 		}
 		seen[tool.key] = true
 		in, strict, out := tool.infer()
-		inJSON, outJSON := "", ""
+		inJSON, strictJSON, outJSON := "", "", ""
 		if !tool.seedIn {
-			inJSON = mustJSON(t, in)
+			inJSON, strictJSON = mustJSON(t, in), mustJSON(t, strict)
 		}
 		if out != nil && !tool.seedOut {
 			outJSON = mustJSON(t, out)
+		}
+		hostOut := ""
+		if _, _, hout := tool.inferHosts(); hout != nil && !tool.seedOut && hasHostOnly(hout) {
+			hostOut = fmt.Sprintf("\t\thostOut: %s,\n", goString(mustJSON(t, hout)))
 		}
 		args := make([]string, 0, len(strict.Properties))
 		for _, a := range argNames(strict) {
 			args = append(args, strconv.Quote(a))
 		}
-		fmt.Fprintf(&b, "\t%q: {\n\t\tin:   %s,\n\t\tout:  %s,\n\t\targs: []string{%s},\n\t},\n",
-			tool.key, goString(inJSON), goString(outJSON), strings.Join(args, ", "))
+		fmt.Fprintf(&b, "\t%q: {\n\t\tin:     %s,\n\t\tstrict: %s,\n\t\tout:    %s,\n%s\t\targs:   []string{%s},\n\t},\n",
+			tool.key, goString(inJSON), goString(strictJSON), goString(outJSON), hostOut, strings.Join(args, ", "))
 	}
 	b.WriteString("}\n")
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	b.Write(src)
 	const file = "schemas_gen.go"
 	if *update {
 		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {

@@ -21,9 +21,7 @@ import (
 func shotTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "screenshot_pane", Title: "Screenshot tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "See a tmux pane as a person does: its screen drawn as a PNG image (colours, bold, italic, underline, reverse, the cursor as a block, wide characters), with the size, cursor and whether the alternate screen (a full-screen program) is on. " +
-				"Use it when layout or colour carries meaning (a TUI, a diff, a test report); for the text, capture_pane is cheaper. start < 0 adds that many scrollback lines above the screen (at most 1000). " +
-				"The same PNG is the resource tmux://panes/{pane_id}/screenshot.",
+			Description: "A pane's screen as a PNG, as a person sees it (colours, attributes, cursor). For layout or colour (TUIs, diffs); for text, capture_pane is cheaper.",
 			Input: edits(def("scale", 1.0), minimum("scale", minShotScale), maximum("scale", maxShotScale),
 				def("theme", "dark"), enum("theme", "dark", "light"), minimum("start", -maxShotHistory), maximum("start", 0))},
 			screenshotPane),
@@ -41,9 +39,9 @@ const (
 
 type screenshotIn struct {
 	PaneTarget
-	Scale float64 `json:"scale,omitempty" jsonschema:"Cell size: 1 draws Go Mono at 14 px (8×17 pixel cells), 2 doubles it."`
-	Theme string  `json:"theme,omitempty" jsonschema:"Colour theme of the default colours and the 16 ANSI colours: dark or light."`
-	Start *int    `json:"start,omitempty" jsonschema:"Negative: include that many scrollback lines above the screen (as capture_pane's start; at most 1000). Null or 0: the visible screen only."`
+	Scale float64 `json:"scale,omitempty" jsonschema:"1: 8×17-pixel cells"`
+	Theme string  `json:"theme,omitempty"`
+	Start *int    `json:"start,omitempty" jsonschema:"Negative: add that many scrollback lines"`
 	Socket
 }
 

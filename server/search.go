@@ -13,16 +13,16 @@ import (
 // ---- search_panes
 
 type searchPanesIn struct {
-	Pattern                string  `json:"pattern" jsonschema:"Text to find; literal unless regex is true. It is matched by this server, never handed to tmux."`
-	Regex                  bool    `json:"regex,omitempty" jsonschema:"Read pattern as a regular expression (RE2 syntax: no backreferences or lookaround)."`
-	MatchCase              bool    `json:"match_case,omitempty" jsonschema:"Match upper and lower case exactly."`
-	SessionName            *string `json:"session_name,omitempty" jsonschema:"Search only this session's panes (exact name)."`
-	SessionID              *string `json:"session_id,omitempty" jsonschema:"Search only this session's panes (e.g. '$1'); wins over session_name."`
-	ContentStart           *int    `json:"content_start,omitempty" jsonschema:"First line to search: negative numbers reach into the scrollback (-2000 = 2000 lines back). Null: the top of the screen."`
-	ContentEnd             *int    `json:"content_end,omitempty" jsonschema:"Last line to search, numbered like content_start. Null: the bottom of the screen."`
-	MaxMatchedLinesPerPane int     `json:"max_matched_lines_per_pane,omitempty" jsonschema:"Keep at most this many matching lines per pane, the newest."`
-	Limit                  *int    `json:"limit,omitempty" jsonschema:"At most this many matching panes in this page; null for all."`
-	Offset                 int     `json:"offset,omitempty" jsonschema:"Skip this many matching panes (for the next page)."`
+	Pattern                string  `json:"pattern"`
+	Regex                  bool    `json:"regex,omitempty"`
+	MatchCase              bool    `json:"match_case,omitempty"`
+	SessionName            *string `json:"session_name,omitempty"`
+	SessionID              *string `json:"session_id,omitempty"`
+	ContentStart           *int    `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; default: the top of the screen"`
+	ContentEnd             *int    `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	MaxMatchedLinesPerPane int     `json:"max_matched_lines_per_pane,omitempty"`
+	Limit                  *int    `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
+	Offset                 int     `json:"offset,omitempty"`
 	Socket
 }
 

@@ -106,15 +106,46 @@ func (s *Server) registerTools() {
 	if beforeRegister != nil {
 		beforeRegister()
 	}
+	outputs := sameOutputs{}
 	for _, t := range s.order {
 		s.mcp.AddTool(&mcp.Tool{
 			Name: t.Name, Title: t.Title, Description: t.Description,
-			InputSchema: t.inputSchema, OutputSchema: t.outputSchema,
+			InputSchema: t.inputSchema, OutputSchema: outputs.advertise(t),
 			Annotations: t.Annotations.mcp(),
 		}, s.handler(t))
 		// On one thread (cli.TuneForStdio), let an arriving initialize in between tools.
 		runtime.Gosched()
 	}
+}
+
+// sameOutputs names, for each output schema already advertised, the first tool that has it.
+type sameOutputs map[string]string
+
+// advertise returns the output schema tools/list shows for t: its own, or a short one naming
+// the earlier offered tool whose result has the same fields (a pane is the result of ten tools,
+// a window of six: naming them saves 10 KB of the default tier's tools/list).
+func (o sameOutputs) advertise(t *Tool) any {
+	if t.outputSchema == nil {
+		return nil
+	}
+	b, err := json.Marshal(t.outputSchema)
+	if err != nil {
+		return t.outputSchema
+	}
+	if first, ok := o[string(b)]; ok {
+		if ref := sameAs(first); len(ref) < len(b) {
+			return ref
+		}
+		return t.outputSchema
+	}
+	o[string(b)] = t.Name
+	return t.outputSchema
+}
+
+// sameAs is the output schema of a tool whose result has the same fields as tool's.
+func sameAs(tool string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"type": "object", "description": "As " + tool + "'s result."})
+	return b
 }
 
 // waitRegistered holds tools/list and tools/call until the tools are registered, so that they

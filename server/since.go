@@ -13,11 +13,11 @@ import (
 // ---- capture_since
 
 type captureSinceIn struct {
-	Cursor *string `json:"cursor,omitempty" jsonschema:"The cursor an earlier capture_since (or wait_for_text) returned; null reads the current screen and starts a cursor. With a cursor and no target argument, the cursor's pane is read."`
+	Cursor *string `json:"cursor,omitempty" jsonschema:"From capture_since or wait_for_text; alone, it names its pane"`
 	PaneTarget
-	MaxLines *int `json:"max_lines,omitempty" jsonschema:"Keep at most this many lines, the newest; null keeps every line."`
-	MaxBytes *int `json:"max_bytes,omitempty" jsonschema:"Keep at most this many bytes of text, the newest; null keeps every byte."`
-	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With a cursor: when nothing is new yet, wait up to this many milliseconds for the pane to print (clamped to the wait ceiling). 0 returns at once."`
+	MaxLines *int `json:"max_lines,omitempty" jsonschema:"null keeps every line"`
+	MaxBytes *int `json:"max_bytes,omitempty" jsonschema:"null keeps every byte"`
+	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With a cursor: wait this long for new output (clamped)"`
 	Socket
 }
 

@@ -10,28 +10,32 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// Socket is the socket_name argument every targeted tool takes, and the host it is on. Host
-// is advertised (and taken) only when hosts are configured (see hostOnly); Call.tmuxFor reads it.
+// Socket is the socket_name argument every targeted tool takes, and the host it is on. SocketName
+// has no description: its name says it, and it is in 50 tools of tools/list, which every agent's
+// context pays for (the handshake instructions say it picks the tmux server). Host is advertised
+// (and taken) only when hosts are configured (see hostOnly); Call.tmuxFor reads it.
 type Socket struct {
-	SocketName *string `json:"socket_name,omitempty" jsonschema:"tmux socket name (tmux -L); null means LIBTMUX_SOCKET, LIBTMUX_SOCKET_PATH or tmux's default."`
-	Host       *string `json:"host,omitempty" jsonschema:"Host the tmux server runs on, by its configured name (LIBTMUX_MCP_HOSTS), or 'local' for this machine; null means LIBTMUX_MCP_DEFAULT_HOST, else this machine."`
+	SocketName *string `json:"socket_name,omitempty"`
+	Host       *string `json:"host,omitempty" jsonschema:"A configured host (LIBTMUX_MCP_HOSTS) or local; null: LIBTMUX_MCP_DEFAULT_HOST"`
 }
 
 // PaneTarget selects a pane: pane_id wins, else window_id's active pane, else the session's.
+// The arguments are undescribed: their names say what they are and the handshake instructions
+// give the order once, instead of in 30 tools of tools/list.
 type PaneTarget struct {
-	PaneID      *string `json:"pane_id,omitempty" jsonschema:"Pane ID (e.g. '%1'); when given, the other target arguments are ignored."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact) for pane resolution: its active window's active pane."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1') for pane resolution; wins over session_name."`
-	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1') for pane resolution: its active pane."`
+	PaneID      *string `json:"pane_id,omitempty"`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
+	WindowID    *string `json:"window_id,omitempty"`
 }
 
 // WindowTarget selects a window: window_id wins, else window_index in the session, else the
-// session's active window.
+// session's active window (undescribed, as PaneTarget).
 type WindowTarget struct {
-	WindowID    *string `json:"window_id,omitempty" jsonschema:"Window ID (e.g. '@1'); wins over the other target arguments."`
-	WindowIndex *string `json:"window_index,omitempty" jsonschema:"Window index within the session (e.g. '0')."`
-	SessionName *string `json:"session_name,omitempty" jsonschema:"Session name (exact)."`
-	SessionID   *string `json:"session_id,omitempty" jsonschema:"Session ID (e.g. '$1'); wins over session_name."`
+	WindowID    *string `json:"window_id,omitempty"`
+	WindowIndex *string `json:"window_index,omitempty"`
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 }
 
 func str(p *string) string {

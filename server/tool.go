@@ -150,7 +150,7 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (
 	} else {
 		// Schemas inferred at build time, so start-up does no reflection and parses no schema;
 		// the validator parses the strict schema on the tool's first call.
-		strict := g.in
+		strict := g.strict
 		t.inputSchema = json.RawMessage(g.in)
 		if sp.InputJSON != "" {
 			t.inputSchema, strict = json.RawMessage(sp.InputJSON), cmp.Or(sp.StrictInputJSON, sp.InputJSON)
@@ -180,18 +180,22 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (
 
 // toolSchemas is a tool's schemas as JSON, inferred at build time (schemas_gen.go).
 type toolSchemas struct {
-	in, out string   // "" for a seed's schema, and for out when the tool advertises none
-	args    []string // the (strict) input's property names, sorted
+	// in and out are advertised, strict validates the arguments (schema.go says how they
+	// differ); each is "" for a seed's schema, and out when the tool advertises none.
+	in, strict, out string
+	hostOut         string   // out with the host-only fields, when it has any (withHosts)
+	args            []string // the strict input's property names, sorted
 }
 
 // inferSchemas builds a tool's schemas from its types and spec: the input schema clients see,
-// the strict one arguments are validated with (they differ only for a seed that asks for it),
-// and the output schema (nil when the tool advertises none). Without hosts the host-only
-// properties are left out.
+// the strict one arguments are validated with (for a seed, its text unless it names a strict
+// one), and the output schema clients see (nil when the tool advertises none). Without hosts
+// the host-only properties are left out of all three.
 func inferSchemas[In, Out any](sp spec, hosts bool) (in, strict, out *jsonschema.Schema) {
 	defer func() {
 		if !hosts {
 			stripHostOnly(in)
+			stripHostOnly(strict)
 			stripHostOnly(out)
 		}
 	}()
@@ -211,17 +215,17 @@ func inferSchemas[In, Out any](sp spec, hosts bool) (in, strict, out *jsonschema
 			sp.Input(in)
 		}
 		nullDefaults(in)
-		strict = in
+		in, strict = advertisedInput(in), validationSchema(in)
 	}
 	switch {
 	case sp.OutputJSON != "":
 		out = mustSchema(sp.Name, sp.OutputJSON)
 	case !sp.NoOutputSchema:
-		var err error
-		out, err = jsonschema.For[Out](&jsonschema.ForOptions{})
+		full, err := jsonschema.For[Out](&jsonschema.ForOptions{})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: output schema: %v", sp.Name, err))
 		}
+		out = advertisedOutput(full)
 	}
 	return in, strict, out
 }

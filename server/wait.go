@@ -22,28 +22,18 @@ import (
 func waitTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "wait_for_text", Title: "Wait for Text in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-			Description: "Block until NEW output of a tmux pane matches one of patterns (literal text, or Go RE2 regular expressions with regex=true; " +
-				"case-insensitive unless match_case), a stop pattern appears (checked first), the pane dies, or timeout seconds pass " +
-				"(clamped to the server's wait ceiling, reported as effective_timeout). patterns=null waits for any new output. " +
-				"Only output printed after the call starts (or after cursor) can match: text already on screen is reported as " +
-				"matched_at_entry, never as a match, and the echo of what this server typed (send_keys, paste_text) is ignored. " +
-				"Woken by tmux's output notifications, never by polling: wait, do not poll with repeated captures. " +
-				"Returns a cursor; pass it to the next wait_for_text (or capture_since) to continue exactly where this one stopped.",
+			Description: "Block until NEW pane output matches one of patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, the pane dies, quiet_ms of silence, or timeout. Text already shown is matched_at_entry, never a match; our own typing is ignored. Woken by tmux: wait, do not poll. Its cursor continues in the next wait or capture_since.",
 			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0), minimum("quiet_ms", 1),
-				describeProp("patterns", "Texts to wait for (any one matches, within one line); null waits for any new output (with quiet_ms: for the pane to go quiet)."),
-				describeProp("stop", "Texts that end the wait early with outcome stopped (e.g. an error message); checked before patterns."))},
+				describeProp("patterns", "null: any new output"),
+				describeProp("stop", "Ends the wait as stopped; checked first"))},
 			waitForText),
 		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Ann: annMUT, Blocking: true,
-			Description: "Block until a tmux wait-for channel is signalled (by signal_channel, or by `tmux wait-for -S <channel>` in a pane, " +
-				"e.g. send_keys \"make; tmux wait-for -S built\"), or until timeout seconds pass (clamped to the wait ceiling). " +
-				"signalled=false means the timeout passed; a tmux server that exits while waiting is reported as an error, never as a signal. " +
-				"tmux remembers a signal sent before anyone waits: the next wait returns at once.",
-			Input: edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
+			Description: "Block until a tmux wait-for channel is signalled (signal_channel, or `tmux wait-for -S NAME` in a pane) or timeout passes (signalled=false). A signal sent earlier is remembered.",
+			Input:       edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
 			waitForChannel),
 		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Ann: annMUT,
-			Description: "Signal a tmux wait-for channel (tmux wait-for -S), waking every wait_for_channel on it; with no waiter, tmux " +
-				"remembers the signal for the next wait.",
-			Input: edits(pattern("channel", channelPattern))},
+			Description: "Signal a tmux wait-for channel, waking every wait_for_channel on it (or the next one).",
+			Input:       edits(pattern("channel", channelPattern))},
 			signalChannel),
 	}
 }
@@ -70,14 +60,14 @@ const (
 type waitForTextIn struct {
 	Patterns []string `json:"patterns,omitempty"`
 	Stop     []string `json:"stop,omitempty"`
-	Regex    bool     `json:"regex,omitempty" jsonschema:"Treat patterns and stop as Go RE2 regular expressions (no lookaround or backreferences); false matches the text literally."`
+	Regex    bool     `json:"regex,omitempty"`
 	PaneTarget
-	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait at most; clamped to the server's wait ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS)."`
-	MatchCase bool    `json:"match_case,omitempty" jsonschema:"Match case exactly; false ignores case."`
-	Cursor    *string `json:"cursor,omitempty" jsonschema:"A cursor from an earlier wait_for_text or capture_since: only output printed after it counts, output printed between the calls included. Without pane arguments the cursor's pane is used."`
+	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
+	MatchCase bool    `json:"match_case,omitempty"`
+	Cursor    *string `json:"cursor,omitempty" jsonschema:"From wait_for_text or capture_since; alone, it names its pane"`
 	// libtmux-mcp polls every interval seconds; this server is woken by the pane's output.
-	Interval *float64 `json:"interval,omitempty" jsonschema:"Taken for libtmux-mcp compatibility and ignored: this server is woken by the pane's output and never polls."`
-	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"Also end (outcome quiet) once the pane has printed nothing for this many milliseconds: for a full-screen program or another agent's TUI that has finished drawing. null: no quiet wait."`
+	Interval *float64 `json:"interval,omitempty" jsonschema:"Ignored: never polls"`
+	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"Also end (quiet) after this many ms without output"`
 	Socket
 }
 

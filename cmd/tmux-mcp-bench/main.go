@@ -120,6 +120,11 @@ func run(bin string, n, runs int, idle time.Duration, scale, remote bool) error 
 		met: yesNo(startups.pct(0.5) <= 20*time.Millisecond)})
 	// The server registers its tools beside the handshake; this row shows when all of it is done.
 	rows = append(rows, row{what: "startup to tools/list reply (all tools)", value: stat(listed), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(listed, startFloor), target: "(no target; shows the whole start)"})
+	sizes, err := toolsListRows(bin, tmx)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, sizes...)
 
 	// Cheap read, with its floors: the go-sdk client, a bare client and a bare control-mode
 	// client, each for n calls in a row. Back to back, as the spec's reference floors were

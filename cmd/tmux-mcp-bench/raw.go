@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os/exec"
@@ -42,11 +43,17 @@ func startRawCmd(cmd *exec.Cmd) (*rawClient, error) {
 
 // send writes one request line and reads one reply line.
 func (c *rawClient) send(line string) error {
-	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		return err
-	}
-	_, err := c.out.ReadBytes('\n')
+	_, err := c.request(line)
 	return err
+}
+
+// request writes one request line and returns the reply line, without its newline.
+func (c *rawClient) request(line string) ([]byte, error) {
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		return nil, err
+	}
+	reply, err := c.out.ReadBytes('\n')
+	return bytes.TrimSuffix(reply, []byte("\n")), err
 }
 
 // callTool calls a tool without arguments once.

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+)
+
+// maxToolsList is the ceiling of the default tier's tools/list in bytes (issue 10: at most half
+// of the 114 KB it was); server/toolslist_test.go enforces it.
+const maxToolsList = 57_000
+
+// toolsListRows measures the tools/list reply at each safety tier: its bytes as the server
+// writes them (one JSON-RPC line, the newline not counted), which is what a client hands an
+// agent's context.
+func toolsListRows(bin string, tmx *benchTmux) ([]row, error) {
+	var rows []row
+	for _, tier := range []string{"readonly", "mutating", "destructive"} {
+		cmd := exec.Command(bin)
+		cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock, "LIBTMUX_SAFETY="+tier)
+		c, err := startRawCmd(cmd)
+		if err != nil {
+			return nil, err
+		}
+		reply, err := c.request(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		c.close()
+		if err != nil {
+			return nil, fmt.Errorf("tools/list at the %s tier: %w", tier, err)
+		}
+		var res struct {
+			Result struct{ Tools []json.RawMessage }
+		}
+		if err := json.Unmarshal(reply, &res); err != nil || len(res.Result.Tools) == 0 {
+			return nil, fmt.Errorf("tools/list at the %s tier: %.200s", tier, reply)
+		}
+		r := row{what: fmt.Sprintf("tools/list size, %s tier (%d tools)", tier, len(res.Result.Tools)), value: fmt.Sprintf("%d bytes", len(reply))}
+		if tier == "mutating" {
+			r.what = fmt.Sprintf("tools/list size, mutating tier, the default (%d tools)", len(res.Result.Tools))
+			r.target, r.met = fmt.Sprintf("≤ %d bytes (issue 10: half of 114 KB)", maxToolsList), yesNo(len(reply) <= maxToolsList)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
