@@ -342,6 +342,7 @@ type run struct {
 	removed    bool       // the script file was removed
 	entered    bool       // Enter was sent
 	typedAt    int64      // the stream offset before the line was typed
+	before     before     // the screen then
 	redrawn    bool       // the wrapper redraws the typed line as the command
 	suspect    time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff int64      // the stream offset then
@@ -355,6 +356,8 @@ func (x *run) launch(ctx context.Context) error {
 	if x.r.retype != nil {
 		typed = x.r.retype(typed)
 	}
+	x.before = x.screenBefore(ctx)
+	typed = x.before.fit(typed)
 	x.typedAt = x.f.Offset()
 	if err := x.typeLine(ctx, typed); err != nil {
 		return err

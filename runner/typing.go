@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,6 +156,75 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 	}
 }
 
+// before is the screen as the typed line began: the cursor, the rows, the width and the
+// history size and limit. ok is false when unknown.
+type before struct {
+	x, y, cols, hist, limit int
+	rows                    []string
+	ok                      bool
+}
+
+// screenBefore reads the screen before anything is typed.
+func (x *run) screenBefore(ctx context.Context) before {
+	pane := x.req.pane.PaneID
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size} #{history_limit}"},
+		[]string{"capture-pane", "-p", "-t", pane})
+	if err != nil || len(out) < 2 || len(out[0]) == 0 {
+		return before{}
+	}
+	var b before
+	if n, _ := fmt.Sscan(out[0][0], &b.x, &b.y, &b.cols, &b.hist, &b.limit); n != 5 || b.y >= len(out[1]) || b.cols <= 0 {
+		return before{}
+	}
+	b.rows, b.ok = out[1], true
+	return b
+}
+
+// fit returns line with a space more in front when, typed at the cursor of b, it would end
+// in the screen's last column: the cursor then waits there to wrap, and shells disagree on
+// whether Enter still needs a new line (fish writes none), which would misplace the redraw.
+func (b before) fit(line string) string {
+	w := 0
+	for _, r := range line {
+		w += screen.CellWidth(r)
+	}
+	if b.ok && (b.x+w)%b.cols == 0 {
+		return " " + line
+	}
+	return line
+}
+
+// start returns the row, on the screen rows (read with hist rows of history), where the
+// cursor of b now is, or false when that cannot be known. Rows scrolled into the history
+// since b say how far it moved, while the history is below its limit; at the limit, the rows
+// above the cursor's are looked for on the screen, the nearest first.
+func (b before) start(rows []string, hist int) (int, bool) {
+	if !b.ok {
+		return 0, false
+	}
+	if hist < b.limit {
+		row := b.y - (hist - b.hist)
+		return row, row >= 0 && row < len(rows)
+	}
+	for s := 0; s <= b.y; s++ {
+		if b.y-s < len(rows) && slices.Equal(b.rows[s:b.y], rows[:b.y-s]) {
+			return b.y - s, true
+		}
+	}
+	return 0, false
+}
+
+// left is the text of the cursor's row of b left of the cursor.
+func (b before) left() string {
+	var s strings.Builder
+	for _, r := range screenCells(b.rows[b.y:b.y+1], b.cols)[:min(b.x, b.cols)] {
+		if r != 0 {
+			s.WriteRune(r)
+		}
+	}
+	return s.String()
+}
+
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
 // read one after the other, end with line's last 32 bytes.
 func (x *run) screenShows(ctx context.Context, line string) bool {
@@ -227,19 +297,13 @@ func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
 // after output without a final newline; fish redraws a multi-row prompt).
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width}"},
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size}"},
 		[]string{"capture-pane", "-p", "-t", pane})
 	if err != nil || len(out) < 2 || len(out[0]) == 0 {
 		return nil
 	}
-	f := strings.Fields(out[0][0])
-	if len(f) != 3 {
-		return nil
-	}
-	cx, err1 := strconv.Atoi(f[0])
-	cy, err2 := strconv.Atoi(f[1])
-	cols, err3 := strconv.Atoi(f[2])
-	if err1 != nil || err2 != nil || err3 != nil || cols <= 0 || cy >= len(out[1]) {
+	var cx, cy, cols, hist int
+	if n, _ := fmt.Sscan(out[0][0], &cx, &cy, &cols, &hist); n != 4 || cols <= 0 || cy >= len(out[1]) {
 		return nil
 	}
 	first := max(0, cy-len(typed)/cols-1)
@@ -247,6 +311,14 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	end := min(len(cells), (cy-first)*cols+cx)
 	if i := lastIndex(cells[:end], typed); i >= 0 {
 		return &shellrun.Redraw{Up: cy + 1 - (first + i/cols), Col: i % cols}
+	}
+	// Not on the screen as typed: the line editor misdrew it (readline assumes its prompt
+	// begins in column 0, which it does not after output without a final newline; a prompt
+	// with multibyte characters in a C locale is measured in bytes), maybe over the prompt.
+	// The line began where the cursor was before typing: that row is drawn again as it was
+	// up to there (without its colours), then the command.
+	if row, ok := x.before.start(out[1], hist); ok && row <= cy {
+		return &shellrun.Redraw{Up: cy + 1 - row, Prefix: x.before.left()}
 	}
 	if x.sh == shellrun.Mksh && cx < len(typed) {
 		return nil // mksh scrolls a line longer than the screen sideways

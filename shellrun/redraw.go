@@ -13,6 +13,9 @@ type Redraw struct {
 	// Up is how many rows above the cursor the typed line begins once Enter moved the cursor
 	// to the start of the next row; Col is the column (0-based) where it begins.
 	Up, Col int
+	// Prefix is shown before the command: the text that stood left of the typed line before
+	// a line editor drew over it, when Col is 0 for that reason.
+	Prefix string
 }
 
 // RedrawAt computes the Redraw for a typed line of width cells whose end is at the cursor
@@ -41,7 +44,7 @@ func (r *Redraw) format(cmd string) string {
 	if r == nil {
 		return ""
 	}
-	seq := "\r\x1b[" + strconv.Itoa(r.Up) + "A\x1b[" + strconv.Itoa(r.Col+1) + "G\x1b[J" + shown(cmd) + "\r\n"
+	seq := "\r\x1b[" + strconv.Itoa(r.Up) + "A\x1b[" + strconv.Itoa(r.Col+1) + "G\x1b[J" + shown(r.Prefix) + shown(cmd) + "\r\n"
 	return octalFormat(seq)
 }
 

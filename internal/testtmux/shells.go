@@ -49,6 +49,12 @@ type Setup struct {
 	env   []string          // KEY=VALUE for the pane; $HOME is replaced by the pane's HOME
 }
 
+// With returns s named config, with lines added to its start-up file (an rc set-up's).
+func (s Setup) With(config string, lines ...string) Setup {
+	s.Config, s.extra = config, append(append([]string{}, s.extra...), lines...)
+	return s
+}
+
 // Name is "shell/config", for subtest names.
 func (s Setup) Name() string { return s.Shell + "/" + s.Config }
 
@@ -131,7 +137,11 @@ func Configs(shell string) []Setup {
 	f := rcFiles[shell]
 	rc := clean
 	rc.Config, rc.Argv, rc.files, rc.rc, rc.Prompt = "rc", f.argv, f.files, f.rc, richPrompt
-	rc.env = append(append([]string{}, clean.env...), f.env...)
+	// A person with a prompt like this one runs a UTF-8 terminal, and the tmux server started
+	// from it passes the locale on; the clean set-up keeps the bare environment of a tmux
+	// server an MCP client's environment started (no locale at all). A multibyte prompt in a
+	// C locale is misdrawn by the line editors themselves (they measure it in bytes).
+	rc.env = append(append([]string{"LANG=C.UTF-8"}, clean.env...), f.env...)
 	out = append(out, rc)
 	if v, ok := viLines[shell]; ok {
 		vi := rc
