@@ -271,7 +271,7 @@ func (x *run) attempt(ctx context.Context) (werr, err error) {
 func (x *run) retry() {
 	os.Remove(x.path)
 	x.path += "b"
-	x.notRun, x.entered, x.removed, x.inlined = nil, false, false, false
+	x.notRun, x.entered, x.removed, x.inlined, x.retried = nil, false, false, false, true
 	x.suspect, x.procs = time.Time{}, nil
 }
 
@@ -344,6 +344,7 @@ type run struct {
 	typedAt    int64      // the stream offset before the line was typed
 	before     before     // the screen then
 	redrawn    bool       // the wrapper redraws the typed line as the command
+	retried    bool       // this is the second attempt (see retry)
 	suspect    time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff int64      // the stream offset then
 	procs      *procWatch // the wrapper's processes, when they can be followed

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,18 +118,22 @@ func minTime(a, b time.Time) time.Time {
 // editor in vi command mode takes the keys as commands) is never entered: the command line is
 // cleared again and a *NotRun says so.
 func (x *run) typeLine(ctx context.Context, line string) error {
-	keys := append(shellrun.ClearKeys(x.sh), "")
+	keys := append(shellrun.ClearKeys(x.sh, x.retried), "")
 	if err := x.keys(ctx, keys, line); err != nil {
 		return err
 	}
 	var f stream.Filter
+	var drawn []byte // the text the shell drew since, without controls
 	deadline := time.Now().Add(echoWait)
 	for {
 		ch, err := x.f.Read(ctx, readChunk)
 		if data := ch.Data; len(data) > 0 {
 			f.Write(data)
+			if len(drawn) < maxDrawn {
+				drawn = appendText(drawn, data)
+			}
 			if shows(f.Partial(), line) {
-				return nil
+				return x.echoed(ctx, drawn, line)
 			}
 			continue
 		}
@@ -140,7 +143,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		// A line editor that draws a long line row by row with cursor movements (fish, zsh)
 		// leaves no one line in the stream to compare: the screen tells.
 		if len(line) > 40 && x.screenShows(ctx, line) {
-			return nil
+			return x.echoed(ctx, drawn, line)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			// C-c, which leaves a line editor in any mode with an empty line at the prompt.
@@ -154,6 +157,53 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		x.f.Wait(wctx)
 		cancel()
 	}
+}
+
+// maxDrawn bounds what typeLine keeps of the echo: a typed line and a few redraws of it.
+const maxDrawn = 64 << 10
+
+// echoed checks, once the shell drew the end of the typed line, that it also drew its start
+// as typed: a line editor in vi command mode takes the first keys as commands (an "i" or "a"
+// among them then inserts the rest, whose end looks right). Such a line is never entered:
+// C-c empties it and a *NotRun says so.
+func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
+	head := strings.TrimLeft(line, " ")
+	head = head[:min(len(head), 24)]
+	if strings.Contains(string(drawn), head) {
+		return nil
+	}
+	// The screen may be ahead of the stream, whose notifications come separately.
+	if t, ok := x.screenText(ctx, line); ok && strings.Contains(t, head) {
+		return nil
+	}
+	x.keys(ctx, []string{"C-c"})
+	return &NotRun{Pane: x.req.pane.PaneID,
+		Reason: "its shell took the start of the typed line as editing commands (a line editor in vi command mode)",
+		Hint:   "Nothing was run; the command line was emptied with C-c. Run the command again."}
+}
+
+// appendText appends the printable text of terminal output p to dst: escape sequences and
+// control characters are dropped, so text a line editor drew in pieces reads in one.
+func appendText(dst, p []byte) []byte {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == 0x1b && i+1 < len(p) && p[i+1] == '[':
+			for i += 2; i < len(p) && (p[i] < 0x40 || p[i] > 0x7e); i++ {
+			}
+		case c == 0x1b && i+1 < len(p) && p[i+1] == ']':
+			for i += 2; i < len(p) && p[i] != 0x07 && !(p[i] == 0x1b && i+1 < len(p) && p[i+1] == '\\'); i++ {
+			}
+			if i < len(p) && p[i] == 0x1b {
+				i++ // the ST's backslash
+			}
+		case c == 0x1b:
+			i++
+		case c >= 0x20 && c != 0x7f:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // before is the screen as the typed line began: the cursor, the rows, the width and the
@@ -228,26 +278,27 @@ func (b before) left() string {
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
 // read one after the other, end with line's last 32 bytes.
 func (x *run) screenShows(ctx context.Context, line string) bool {
+	t, ok := x.screenText(ctx, line)
+	return ok && strings.HasSuffix(t, line[max(0, len(line)-32):])
+}
+
+// screenText returns the rows of the screen that can hold line, up to the cursor's, read one
+// after the other (each without its trailing blanks).
+func (x *run) screenText(ctx context.Context, line string) (string, bool) {
 	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.pane.PaneID, "#{cursor_y} #{pane_width}"},
 		[]string{"capture-pane", "-p", "-t", x.req.pane.PaneID})
 	if err != nil || len(out) < 2 || len(out[0]) == 0 {
-		return false
+		return "", false
 	}
-	f := strings.Fields(out[0][0])
-	if len(f) != 2 {
-		return false
-	}
-	cy, err1 := strconv.Atoi(f[0])
-	cols, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil || cols <= 0 || cy >= len(out[1]) {
-		return false
+	var cy, cols int
+	if n, _ := fmt.Sscan(out[0][0], &cy, &cols); n != 2 || cols <= 0 || cy >= len(out[1]) {
+		return "", false
 	}
 	var b strings.Builder
 	for _, row := range out[1][max(0, cy-len(line)/cols-1) : cy+1] {
 		b.WriteString(strings.TrimRight(row, " "))
 	}
-	tail := line[max(0, len(line)-32):]
-	return strings.HasSuffix(strings.TrimRight(b.String(), " "), tail)
+	return b.String(), true
 }
 
 // shows reports whether the last line the shell drew (partial) ends as the typed line does.

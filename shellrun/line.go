@@ -27,8 +27,17 @@ func Line(sh Shell, path string) string {
 // emacs and vi insert modes wherever the cursor is, without ringing the bell on an empty line;
 // where they cannot (vi command mode), the typed line is not echoed as typed, which the caller
 // checks before it presses Enter.
-func ClearKeys(sh Shell) []string {
+//
+// Again is for the second attempt, after C-c: for ksh93 and mksh the keys then also leave vi
+// command mode ("Escape S" substitutes the whole line there). They ring the bell in emacs
+// mode, so the first attempt does without them: in vi command mode the start of its typed
+// line is taken as commands (which only move or edit the line), and the caller notices.
+func ClearKeys(sh Shell, again bool) []string {
 	switch sh {
+	case Ksh, Mksh:
+		if again {
+			return []string{"Escape", "S", "C-u"}
+		}
 	case Bash, Ash:
 		// readline and busybox: to the end, then kill to the start; "A" appends in vi
 		// command mode and is itself killed in emacs and insert mode.
