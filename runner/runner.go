@@ -96,7 +96,7 @@ type Result struct {
 type Runner struct {
 	seq    atomic.Uint64
 	mu     sync.Mutex
-	dir    string
+	dirs   map[string]scriptDir // by host name ("" for this machine)
 	closed bool
 	minted ids      // run ids of this runner, so that their markers in another run's output are known
 	reg    registry // which runs hold which panes, and the last run of each
@@ -110,31 +110,58 @@ type Runner struct {
 // New returns a Runner; it creates nothing until the first run.
 func New() *Runner { return &Runner{} }
 
-// Close removes the script directory. Runs still waiting keep waiting until their stream ends.
+// scriptDir is the directory of the wrapper scripts on one host: the shell reads its script
+// there, so a pane on another host has its scripts on that host (written through ssh).
+type scriptDir struct {
+	ts   *tmux.Server // how to reach the host's files
+	path string
+}
+
+// Close removes the script directories. Runs still waiting keep waiting until their stream
+// ends.
 func (r *Runner) Close() {
 	r.mu.Lock()
-	dir := r.dir
-	r.dir, r.closed = "", true
+	dirs := r.dirs
+	r.dirs, r.closed = nil, true
 	r.mu.Unlock()
-	if dir != "" {
-		os.RemoveAll(dir)
+	for _, d := range dirs {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		d.ts.RemoveAll(ctx, d.path)
+		cancel()
 	}
 }
 
-func (r *Runner) scriptDir() (string, error) {
+func (r *Runner) scriptDir(ctx context.Context, ts *tmux.Server) (string, error) {
+	host := ts.HostName()
+	r.mu.Lock()
+	d, ok := r.dirs[host]
+	closed := r.closed
+	r.mu.Unlock()
+	switch {
+	case closed:
+		return "", errors.New("the runner is closed")
+	case ok:
+		return d.path, nil
+	}
+	// Made without the lock: on another host it takes an ssh round trip.
+	dir, err := ts.MkdirTemp(ctx, "tmux-mcp-")
+	if err != nil {
+		return "", fmt.Errorf("creating the script directory: %w", err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return "", errors.New("the runner is closed")
-	}
-	if r.dir == "" {
-		dir, err := os.MkdirTemp("", "tmux-mcp-")
-		if err != nil {
-			return "", fmt.Errorf("creating the script directory: %w", err)
+	if d, ok := r.dirs[host]; ok || r.closed {
+		ts.RemoveAll(context.WithoutCancel(ctx), dir) // another run made one meanwhile
+		if r.closed {
+			return "", errors.New("the runner is closed")
 		}
-		r.dir = dir
+		return d.path, nil
 	}
-	return r.dir, nil
+	if r.dirs == nil {
+		r.dirs = map[string]scriptDir{}
+	}
+	r.dirs[host] = scriptDir{ts, dir}
+	return dir, nil
 }
 
 // MaxCommand bounds a command's size in bytes: it is written to a file, or typed (four times
@@ -194,7 +221,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	if err != nil {
 		return res, err
 	}
-	dir, err := r.scriptDir()
+	dir, err := r.scriptDir(ctx, ts)
 	if err != nil {
 		r.reg.end(rec, nil)
 		return res, err
@@ -269,7 +296,7 @@ func (x *run) attempt(ctx context.Context) (werr, err error) {
 // retry readies a run whose line was not run for a second attempt, with a script of another
 // name: the stream and what the shell is stay.
 func (x *run) retry() {
-	os.Remove(x.path)
+	x.remove(x.path)
 	x.path += "b"
 	x.notRun, x.entered, x.removed, x.inlined, x.retried = nil, false, false, false, true
 	x.suspect, x.procs = time.Time{}, nil
@@ -381,7 +408,7 @@ func (x *run) launch(ctx context.Context) error {
 	x.mu.Lock()
 	x.col = newCollector(x.id, bodyWindow, x.r.minted.has)
 	x.mu.Unlock()
-	if err := os.WriteFile(x.path, []byte(script), 0o600); err != nil {
+	if err := x.ts.WriteFile(ctx, x.path, []byte(script), 0o600); err != nil {
 		x.clearLine(ctx)
 		return fmt.Errorf("writing the wrapper script: %w", err)
 	}
@@ -505,7 +532,7 @@ func (x *run) pump(ctx context.Context) bool {
 			if x.col.started && !x.removed {
 				// The shell has the file open: it no longer needs its name.
 				x.removed = true
-				os.Remove(x.path)
+				x.remove(x.path)
 				x.elideEcho()
 			}
 			if x.col.done || x.col.failed != "" {
@@ -574,7 +601,7 @@ func (x *run) maybeInline(ctx context.Context) {
 		return
 	}
 	x.inlined = true
-	os.Remove(x.path)
+	x.remove(x.path)
 	line, err := shellrun.Inline(x.sh, x.id, x.req.Command)
 	if err != nil {
 		return
@@ -670,10 +697,26 @@ func (x *run) waitingForInput(res *Result) {
 // files, and the pane's reservation; res (nil when nothing ran) becomes the record's result.
 func (x *run) finish(res *Result) {
 	x.f.Watch().Release()
-	os.Remove(x.path)
-	os.Remove(x.path + ".h")
-	os.Remove(x.path + ".rt")
+	x.remove(x.path, x.path+".h", x.path+".rt")
 	x.r.reg.end(x.rec, res)
+}
+
+// remove removes the run's files; on another host in the background (an ssh round trip each),
+// where a later run's files have other names.
+func (x *run) remove(paths ...string) {
+	if x.ts.Local() {
+		for _, p := range paths {
+			os.Remove(p)
+		}
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, p := range paths {
+			x.ts.RemoveAll(ctx, p)
+		}
+	}()
 }
 
 // ids remembers the run ids a runner minted (the newest 1024).

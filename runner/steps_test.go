@@ -62,7 +62,7 @@ func TestStepTimes(t *testing.T) {
 		}
 		add("watch", t1)
 		t1 = time.Now()
-		dir, _ := r.scriptDir()
+		dir, _ := r.scriptDir(ctx, ts)
 		path := filepath.Join(dir, "x")
 		id := shellrun.NewID()
 		script, _ := shellrun.Script(shellrun.Bash, id, "true", path, shellrun.Options{})

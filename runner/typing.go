@@ -44,10 +44,11 @@ func (e *NotRun) Error() string { return fmt.Sprintf("pane %s: %s", e.Pane, e.Re
 // command ends (a pane started as "env PS1=... bash" shows "env"). A shell still starting,
 // or one that has not taken the terminal back yet, is waited for: each time the pane prints
 // (its prompt, at the latest) and every recheck, up to shellWait. Without /proc the pane's
-// current command decides.
+// current command decides, as it does for a pane on another host (this machine's /proc
+// knows nothing of its processes; every use of /proc depends on x.shell, which stays 0).
 func (x *run) awaitShell(ctx context.Context) error {
 	p := x.req.pane
-	if !procfs.Available() || p.PanePID <= 0 {
+	if !x.ts.Local() || !procfs.Available() || p.PanePID <= 0 {
 		sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
 		if !ok {
 			return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: p.PaneCurrentCommand}

@@ -219,6 +219,7 @@ type runShellOut struct {
 	maxLines int
 	waiting  bool   // the command waits for input (the seed's fields have no room for it)
 	prompt   string // the last line it printed then
+	gone     string // why the pane is gone, for pane_died (paneGone)
 }
 
 func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut, error) {
@@ -257,7 +258,17 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		maxLines:               maxLines,
 		waiting:                res.WaitingForInput,
 		prompt:                 res.Prompt,
+		gone:                   c.paneGone(p.PaneID),
 	}, nil
+}
+
+// paneGone says that pane is gone and why it may be: on another host, the ssh connection may
+// have dropped too.
+func (c *Call) paneGone(pane string) string {
+	if _, name, err := c.srv.hostFor(c.host); err == nil && name != LocalHost {
+		return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited, or the ssh connection to host %q dropped)", pane, name)
+	}
+	return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited)", pane)
 }
 
 // Text is the output, a blank line, then how it ended (engine.md §3.8). It never suggests
@@ -296,7 +307,7 @@ func (o runShellOut) Text() string {
 	case runner.Cancelled:
 		fmt.Fprintf(&b, "[cancelled: the command may still be running. %s]", wait)
 	case runner.PaneDied:
-		fmt.Fprintf(&b, "[pane %s is gone (the pane or its tmux server exited) before the command finished: no exit status]", o.PaneID)
+		fmt.Fprintf(&b, "[%s before the command finished: no exit status]", o.gone)
 	}
 	return b.String()
 }
@@ -372,7 +383,7 @@ func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, 
 	switch res.Outcome {
 	case runner.PaneDied:
 		return runCommandOut{}, fail("Its output and exit status are lost; list the panes (list_panes) and run the command in a live one.",
-			"run_command: pane %s is gone (the pane or its tmux server exited) before the command finished", p.PaneID)
+			"run_command: %s before the command finished", c.paneGone(p.PaneID))
 	case runner.Cancelled:
 		return runCommandOut{}, fail(fmt.Sprintf("The command may still be running in pane %s; wait_for_run pane_id=%s returns its exit status and output when it ends, send_keys keys=\"C-c\" enter=false stops it.", p.PaneID, p.PaneID),
 			"run_command was cancelled")

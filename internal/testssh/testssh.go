@@ -155,8 +155,9 @@ type Sshd struct {
 	Name string // its host name in the client config
 	Port int
 	// TmuxTmpdir is TMUX_TMPDIR in the sessions it starts (and HOME is Home), so `tmux -L x`
-	// through it reaches the socket SocketPath("x").
-	TmuxTmpdir, Home string
+	// through it reaches the socket SocketPath("x"). Tmpdir is their TMPDIR: what tmux-mcp
+	// makes on the host (its run scripts) is found there, apart from this machine's.
+	TmuxTmpdir, Home, Tmpdir string
 	dir, conf, log   string
 
 	mu     sync.Mutex
@@ -178,8 +179,8 @@ func (n *Net) Start(name string) *Sshd {
 // Launch is Start returning its error.
 func (n *Net) Launch(name string) (*Sshd, error) {
 	d := &Sshd{n: n, Name: name, dir: filepath.Join(n.Dir, name)}
-	d.TmuxTmpdir, d.Home = filepath.Join(d.dir, "t"), filepath.Join(d.dir, "home")
-	for _, p := range []string{d.dir, d.TmuxTmpdir, d.Home} {
+	d.TmuxTmpdir, d.Home, d.Tmpdir = filepath.Join(d.dir, "t"), filepath.Join(d.dir, "home"), filepath.Join(d.dir, "tmp")
+	for _, p := range []string{d.dir, d.TmuxTmpdir, d.Home, d.Tmpdir} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			return nil, err
 		}
@@ -234,7 +235,7 @@ func (d *Sshd) writeConfig(hostKey string) error {
 		"PrintMotd no",
 		"MaxSessions 64",
 		"MaxStartups 64",
-		"SetEnv TMUX_TMPDIR=" + d.TmuxTmpdir + " HOME=" + d.Home,
+		"SetEnv TMUX_TMPDIR=" + d.TmuxTmpdir + " HOME=" + d.Home + " TMPDIR=" + d.Tmpdir,
 		"",
 	}, "\n")
 	return os.WriteFile(d.conf, []byte(conf), 0o600)
