@@ -386,7 +386,9 @@ func (x *run) launch(ctx context.Context) error {
 	}
 	x.before = x.screenBefore(ctx)
 	typed = x.before.fit(typed)
-	x.typedAt = x.f.Offset()
+	// What the pane printed before that read (its prompt) is in the stream by now, read or
+	// not: the typed line's echo comes after the stream's end.
+	x.typedAt = x.f.Watch().Offset()
 	if err := x.typeLine(ctx, typed); err != nil {
 		return err
 	}
@@ -408,7 +410,7 @@ func (x *run) launch(ctx context.Context) error {
 	x.mu.Lock()
 	x.col = newCollector(x.id, bodyWindow, x.r.minted.has)
 	x.mu.Unlock()
-	if err := x.ts.WriteFile(ctx, x.path, []byte(script), 0o600); err != nil {
+	if err := x.ts.SaveText(ctx, x.path, script); err != nil {
 		x.clearLine(ctx)
 		return fmt.Errorf("writing the wrapper script: %w", err)
 	}

@@ -119,8 +119,14 @@ func minTime(a, b time.Time) time.Time {
 // editor in vi command mode takes the keys as commands) is never entered: the command line is
 // cleared again and a *NotRun says so.
 func (x *run) typeLine(ctx context.Context, line string) error {
-	keys := append(shellrun.ClearKeys(x.sh, x.retried), "")
-	if err := x.keys(ctx, keys, line); err != nil {
+	groups := shellrun.ClearKeys(x.sh, x.retried)
+	for _, g := range groups[:len(groups)-1] {
+		if err := x.keys(ctx, g); err != nil {
+			return err
+		}
+		time.Sleep(shellrun.EscapeGap)
+	}
+	if err := x.keys(ctx, append(slices.Clone(groups[len(groups)-1]), ""), line); err != nil {
 		return err
 	}
 	var f stream.Filter

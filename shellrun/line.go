@@ -1,5 +1,7 @@
 package shellrun
 
+import "time"
+
 // Line returns the line to type into sh (followed by Enter) to run the wrapper at path.
 //
 // It starts with a space (kept out of history by fish, mksh, and bash and zsh when configured
@@ -29,23 +31,28 @@ func Line(sh Shell, path string) string {
 // checks before it presses Enter.
 //
 // Again is for the second attempt, after C-c: for ksh93 and mksh the keys then also leave vi
-// command mode ("Escape S" substitutes the whole line there). They ring the bell in emacs
-// mode, so the first attempt does without them: in vi command mode the start of its typed
-// line is taken as commands (which only move or edit the line), and the caller notices.
-func ClearKeys(sh Shell, again bool) []string {
+// command mode (Escape, then "S" substitutes the whole line there). They ring the bell in
+// emacs mode, so the first attempt does without them: in vi command mode the start of its
+// typed line is taken as commands (which only move or edit the line), and the caller
+// notices. Escape is then a group of its own, to be sent EscapeGap before the rest: ksh93
+// reads an Escape followed at once by a key as one escape sequence.
+func ClearKeys(sh Shell, again bool) [][]string {
 	switch sh {
 	case Ksh, Mksh:
 		if again {
-			return []string{"Escape", "S", "C-u"}
+			return [][]string{{"Escape"}, {"S", "C-u"}}
 		}
 	case Bash, Ash:
 		// readline and busybox: to the end, then kill to the start; "A" appends in vi
 		// command mode and is itself killed in emacs and insert mode.
-		return []string{"End", "A", "C-u"}
+		return [][]string{{"End", "A", "C-u"}}
 	case FishShell:
-		return []string{"C-e", "C-u"}
+		return [][]string{{"C-e", "C-u"}}
 	}
 	// zsh (kill-whole-line), ksh93 and mksh (kill line), dash (the terminal's kill
 	// character in canonical mode).
-	return []string{"C-u"}
+	return [][]string{{"C-u"}}
 }
+
+// EscapeGap is how long to wait between the groups of ClearKeys.
+const EscapeGap = 100 * time.Millisecond

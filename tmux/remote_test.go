@@ -3,6 +3,7 @@ package tmux_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,6 +152,23 @@ func TestRemoteFiles(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", st.Mode())
+	}
+	// SaveText: through the tmux server (which must run), the file written a moment later.
+	r.tmx.NewSession("files")
+	for i, text := range []string{"#!/bin/sh\necho \"it's $HOME\" \\ `x` #{pane_id}\n\tü\n", "bin\x00ary\xff"} {
+		p := filepath.Join(dir, fmt.Sprintf("saved%d", i))
+		if err := r.ts.SaveText(ctx, p, text); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+			if got, err = os.ReadFile(p); err == nil && len(got) == len(text) {
+				break
+			}
+		}
+		if string(got) != text {
+			t.Errorf("SaveText %q: read back %q", text, got)
+		}
 	}
 	if err := r.ts.RemoveAll(ctx, dir); err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func TestDoRefusesBeforeWriting(t *testing.T) {
 		want error
 	}{
 		{nil, ErrUnsendable},
-		{[][]string{{"echo", "a\nb"}}, ErrUnsendable},
+		{[][]string{{"echo", "a\x00b"}}, ErrUnsendable},
 		{[][]string{{"echo", "ok"}, {"if-shell", "true", "x"}}, ErrUnsupported},
 	}
 	for _, tt := range tests {

@@ -18,5 +18,6 @@
 //     arrive raw.
 //   - A single-quoted word is taken literally by tmux's parser, except that
 //     LF ends the command line, NUL truncates it and 0xFF reads as end of
-//     input: such words cannot be sent (ErrUnsendable).
+//     input. A word holding LF goes in double quotes with escapes instead;
+//     NUL and 0xFF cannot be sent (ErrUnsendable).
 package control

@@ -17,10 +17,27 @@ func splitLine(line string) ([][]string, bool) {
 	var cmds [][]string
 	var argv []string
 	var word strings.Builder
-	inWord, quoted := false, false
+	inWord, quoted, dquoted := false, false, false
 	for i := 0; i < len(line); i++ {
 		ch := line[i]
 		switch {
+		case dquoted && ch == '"':
+			dquoted = false
+		case dquoted && ch == '\\' && i+1 < len(line):
+			i++
+			switch c := line[i]; {
+			case c == 'n':
+				word.WriteByte('\n')
+			case c >= '0' && c <= '7' && i+2 < len(line):
+				word.WriteByte((c-'0')<<6 | (line[i+1]-'0')<<3 | (line[i+2] - '0'))
+				i += 2
+			default:
+				word.WriteByte(c)
+			}
+		case dquoted:
+			word.WriteByte(ch)
+		case ch == '"':
+			dquoted, inWord = true, true
 		case quoted:
 			if ch == '\'' {
 				quoted = false
@@ -46,7 +63,7 @@ func splitLine(line string) ([][]string, bool) {
 			return nil, false
 		}
 	}
-	if quoted {
+	if quoted || dquoted {
 		return nil, false
 	}
 	if inWord {

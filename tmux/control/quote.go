@@ -61,7 +61,8 @@ func appendQuoted(dst []byte, s string) []byte {
 // Line builds one command line (without the trailing newline) from argv
 // lists joined by " ; ", so tmux runs them as one command list. It returns an
 // error wrapping ErrUnsendable when there are no commands, an argv is empty,
-// or a word holds LF, NUL or 0xFF. CR and every other byte are safe.
+// or a word holds NUL or 0xFF. A word holding LF is written with escapes
+// (appendEscaped); CR and every other byte are safe.
 func Line(cmds ...[]string) (string, error) {
 	if err := checkCommands(cmds); err != nil {
 		return "", err
@@ -79,9 +80,9 @@ func checkCommands(cmds [][]string) error {
 			return fmt.Errorf("%w: command %d is empty", ErrUnsendable, i)
 		}
 		for _, w := range argv {
-			if j := strings.IndexAny(w, "\n\x00"); j >= 0 {
+			if strings.IndexByte(w, 0) >= 0 {
 				return fmt.Errorf("%w: command %d (%.40q) has a word containing %q",
-					ErrUnsendable, i, argv[0], w[j])
+					ErrUnsendable, i, argv[0], "\x00")
 			}
 			if strings.IndexByte(w, 0xff) >= 0 {
 				return fmt.Errorf("%w: command %d (%.40q) has a word containing byte 0xff",
@@ -115,8 +116,33 @@ func appendLine(dst []byte, cmds [][]string) []byte {
 			if j > 0 {
 				dst = append(dst, ' ')
 			}
-			dst = appendQuoted(dst, w)
+			if strings.IndexByte(w, '\n') >= 0 {
+				dst = appendEscaped(dst, w)
+			} else {
+				dst = appendQuoted(dst, w)
+			}
 		}
 	}
 	return dst
+}
+
+// appendEscaped appends s as a double-quoted word in which tmux's parser reads escapes, for a
+// word holding LF (which would end a single-quoted word's line): \n for LF, \\, \" and \$
+// (which would start a variable) escaped, other control bytes as octal escapes. The
+// parser's double quotes and escapes are tmux 3.0's and later.
+func appendEscaped(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			dst = append(dst, `\n`...)
+		case c == '\\' || c == '"' || c == '$':
+			dst = append(dst, '\\', c)
+		case c < 0x20 || c == 0x7f:
+			dst = append(dst, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
 }

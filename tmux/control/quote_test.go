@@ -37,7 +37,7 @@ func TestLine(t *testing.T) {
 		{"cr is fine", [][]string{{"set-buffer", "a\rb"}}, "'set-buffer' 'a\rb'", nil},
 		{"no commands", nil, "", ErrUnsendable},
 		{"empty argv", [][]string{{"a"}, {}}, "", ErrUnsendable},
-		{"lf", [][]string{{"set-buffer", "a\nb"}}, "", ErrUnsendable},
+		{"lf", [][]string{{"set-buffer", "a\nb$\"\\\x01"}}, `'set-buffer' "a\nb\$\"\\\001"`, nil},
 		{"nul", [][]string{{"set-buffer", "a\x00b"}}, "", ErrUnsendable},
 		{"0xff", [][]string{{"set-buffer", "a\xffb"}}, "", ErrUnsendable},
 		{"other invalid utf-8 is fine", [][]string{{"x", "\xfe\xc3"}}, "'x' '\xfe\xc3'", nil},
