@@ -36,14 +36,14 @@ func splitLine(line string) ([][]string, bool) {
 			}
 		case dquoted:
 			word.WriteByte(ch)
-		case ch == '"':
-			dquoted, inWord = true, true
 		case quoted:
 			if ch == '\'' {
 				quoted = false
 			} else {
 				word.WriteByte(ch)
 			}
+		case ch == '"':
+			dquoted, inWord = true, true
 		case ch == '\'':
 			quoted, inWord = true, true
 		case ch == '\\' && i+1 < len(line) && line[i+1] == '\'':

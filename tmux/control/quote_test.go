@@ -3,6 +3,7 @@ package control
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -105,6 +106,7 @@ func TestCheckSupported(t *testing.T) {
 func FuzzLine(f *testing.F) {
 	f.Add("display-message", "it's", "; $HOME #{x} ~")
 	f.Add("", "'", "\\'")
+	f.Add("set-buffer", "a\nb \"$HOME\" \\ \x01", "\n")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		cmds := [][]string{{a, b}, {c}}
 		line, err := Line(cmds...)
@@ -113,6 +115,9 @@ func FuzzLine(f *testing.F) {
 				t.Fatalf("unexpected error %v", err)
 			}
 			return
+		}
+		if strings.IndexByte(line, '\n') >= 0 {
+			t.Fatalf("Line(%q) = %q holds LF", cmds, line)
 		}
 		back, ok := splitLine(line)
 		if !ok || !slices.EqualFunc(back, cmds, slices.Equal) {
