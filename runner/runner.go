@@ -532,9 +532,12 @@ func (x *run) pump(ctx context.Context) bool {
 			x.col.feed(ch.Data, ch.At)
 			fed = true
 			if x.col.started && !x.removed {
-				// The shell has the file open: it no longer needs its name.
+				// The shell has the file open: it no longer needs its name. (On another
+				// host all the run's files go at its end, in one ssh session.)
 				x.removed = true
-				x.remove(x.path)
+				if x.ts.Local() {
+					x.remove(x.path)
+				}
 				x.elideEcho()
 			}
 			if x.col.done || x.col.failed != "" {
@@ -703,8 +706,8 @@ func (x *run) finish(res *Result) {
 	x.r.reg.end(x.rec, res)
 }
 
-// remove removes the run's files; on another host in the background (an ssh round trip each),
-// where a later run's files have other names.
+// remove removes the run's files; on another host in the background (an ssh session), where
+// a later run's files have other names.
 func (x *run) remove(paths ...string) {
 	if x.ts.Local() {
 		for _, p := range paths {
@@ -715,9 +718,7 @@ func (x *run) remove(paths ...string) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		for _, p := range paths {
-			x.ts.RemoveAll(ctx, p)
-		}
+		x.ts.RemoveAll(ctx, paths...)
 	}()
 }
 

@@ -82,13 +82,21 @@ func (s *Server) SaveText(ctx context.Context, path, text string) error {
 // bufSeq numbers the buffers WriteFile goes through.
 var bufSeq atomic.Uint64
 
-// RemoveAll removes path and what it holds on the server's machine; a missing path is no error.
-func (s *Server) RemoveAll(ctx context.Context, path string) error {
+// RemoveAll removes each path and what it holds on the server's machine (on another host in
+// one ssh session); a missing path is no error.
+func (s *Server) RemoveAll(ctx context.Context, paths ...string) error {
 	if s.cfg.Host == nil {
-		return os.RemoveAll(path)
+		var errs []error
+		for _, p := range paths {
+			errs = append(errs, os.RemoveAll(p))
+		}
+		return errors.Join(errs...)
 	}
-	if _, err := s.runRemote(ctx, nil, `exec rm -rf -- "$1"`, path); err != nil {
-		return fmt.Errorf("removing %s: %w", path, err)
+	if len(paths) == 0 {
+		return nil
+	}
+	if _, err := s.runRemote(ctx, nil, `exec rm -rf -- "$@"`, paths...); err != nil {
+		return fmt.Errorf("removing %s: %w", strings.Join(paths, ", "), err)
 	}
 	return nil
 }

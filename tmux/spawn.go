@@ -10,7 +10,7 @@ import (
 
 // spawnList runs each command as its own tmux process (argv, never a shell), stopping at the
 // first failure. It is the path for when no control client can attach, for words control mode
-// cannot carry (LF), and for stdin.
+// cannot carry (NUL, byte 0xFF), and for stdin.
 func (s *Server) spawnList(ctx context.Context, cmds [][]string) ([][]string, error) {
 	out := make([][]string, 0, len(cmds))
 	for _, c := range cmds {
