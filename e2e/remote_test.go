@@ -352,8 +352,19 @@ func TestRemoteShells(t *testing.T) {
 		}
 	}
 	// The scripts were made on h1, below its TMPDIR, and not on this machine.
-	if dirs, _ := filepath.Glob(filepath.Join(h1.sshd.Tmpdir, "tmux-mcp-*")); len(dirs) != 1 {
-		t.Errorf("script directories below h1's TMPDIR: %q, want one", dirs)
+	dirs, _ := filepath.Glob(filepath.Join(h1.sshd.Tmpdir, "tmux-mcp-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("script directories below h1's TMPDIR: %q, want one", dirs)
+	}
+	// and removed after each run (in the background).
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if left, _ = filepath.Glob(filepath.Join(dirs[0], "*")); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("run files left on h1: %q", left)
 	}
 	// (tmux-mcp-ssh-* holds this machine's ssh control sockets.)
 	if dirs, _ := filepath.Glob(filepath.Join(localTmp, "tmux-mcp-[0-9]*")); len(dirs) > 0 {
