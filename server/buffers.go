@@ -94,8 +94,8 @@ func loadBuffer(ctx context.Context, c *Call, in *loadBufferIn) (bufferRef, erro
 	var id [16]byte
 	rand.Read(id[:])
 	name := bufferPrefix + hex.EncodeToString(id[:]) + "_" + logical
-	// Through stdin: the content never becomes a command word, whatever bytes it holds.
-	if _, err := ts.Spawn(ctx, []byte(in.Content), "load-buffer", "-b", name, "-"); err != nil {
+	// Never on a command line, whatever bytes it holds.
+	if err := ts.LoadBuffer(ctx, name, []byte(in.Content)); err != nil {
 		return bufferRef{}, err
 	}
 	c.srv.state.addBuffer(ts, name)

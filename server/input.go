@@ -433,8 +433,8 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 		c.srv.state.removeBuffer(ts, name)
 	}()
 	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, in.Text, func() error {
-		// load-buffer reads the text from stdin: no temporary file, nothing on a command line.
-		if _, err := ts.Spawn(ctx, []byte(in.Text), "load-buffer", "-b", name, "-"); err != nil {
+		// No temporary file, nothing on a command line.
+		if err := ts.LoadBuffer(ctx, name, []byte(in.Text)); err != nil {
 			return fmt.Errorf("loading the text into a tmux buffer: %w", err)
 		}
 		id, err := ts.Identity(ctx)

@@ -3,8 +3,10 @@ package tmux_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,7 +79,8 @@ func TestSnapshotNamesRoundTrip(t *testing.T) {
 	}
 }
 
-func TestLFArgumentFallsBackToSpawn(t *testing.T) {
+// A word with LF goes over control mode (in double quotes with escapes).
+func TestLFArgument(t *testing.T) {
 	tmx := testtmux.New(t)
 	tmx.NewSession("s")
 	ts := newServer(t, tmx)
@@ -92,6 +95,34 @@ func TestLFArgumentFallsBackToSpawn(t *testing.T) {
 	}
 	if got := strings.Join(out[0], "\n"); got != val {
 		t.Fatalf("buffer = %q, want %q", got, val)
+	}
+}
+
+// LoadBuffer stores any bytes exactly: text over control mode, NUL and 0xFF through a spawned
+// load-buffer's stdin.
+func TestLoadBuffer(t *testing.T) {
+	tmx := testtmux.New(t)
+	tmx.NewSession("s")
+	ts := newServer(t, tmx)
+	ctx := context.Background()
+	for i, data := range []string{"it's \"$HOME\" \\ #{pane_id}\nline two\n\x01ü", "nul\x00 and \xff", "x"} {
+		name := fmt.Sprintf("lb%d", i)
+		if err := ts.LoadBuffer(ctx, name, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(tmx.Dir, name)
+		if _, err := ts.Exec(ctx, []string{"save-buffer", "-b", name, file}); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+			if got, _ = os.ReadFile(file); len(got) == len(data) {
+				break
+			}
+		}
+		if string(got) != data {
+			t.Errorf("buffer %s = %q, want %q", name, got, data)
+		}
 	}
 }
 
