@@ -360,21 +360,25 @@ type run struct {
 
 	// mu guards the collector and what readers of a live run see (snapshot, printed) while
 	// the run's own goroutine reads the stream.
-	mu         sync.Mutex
-	missed     int64
-	gaps       int
-	ended      error      // the stream's end reason
-	notRun     error      // the shell did not run the line (see watchStart)
-	inlined    bool       // the wrapper was typed inline (the shell could not read the file)
-	removed    bool       // the script file was removed
-	entered    bool       // Enter was sent
-	typedAt    int64      // the stream offset before the line was typed
-	before     before     // the screen then
-	redrawn    bool       // the wrapper redraws the typed line as the command
-	retried    bool       // this is the second attempt (see retry)
-	suspect    time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
-	suspectOff int64      // the stream offset then
-	procs      *procWatch // the wrapper's processes, when they can be followed
+	mu      sync.Mutex
+	missed  int64
+	gaps    int
+	ended   error // the stream's end reason
+	notRun  error // the shell did not run the line (see watchStart)
+	inlined bool  // the wrapper was typed inline (the shell could not read the file)
+	removed bool  // the script file was removed
+	entered bool  // Enter was sent
+	typedAt int64 // the stream offset before the line was typed
+	// What the shell had read before Enter was sent (readKnown: /proc told): until it reads
+	// more, it has not seen the Enter, however long tmux takes to pass it on.
+	readAtEnter int64
+	readKnown   bool
+	before      before     // the screen then
+	redrawn     bool       // the wrapper redraws the typed line as the command
+	retried     bool       // this is the second attempt (see retry)
+	suspect     time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
+	suspectOff  int64      // the stream offset then
+	procs       *procWatch // the wrapper's processes, when they can be followed
 }
 
 // launch types the line, writes the wrapper (with the redraw the echo of the line allows) and
@@ -420,6 +424,7 @@ func (x *run) launch(ctx context.Context) error {
 	if x.sh.Family() == shellrun.POSIX {
 		x.procs = watchShell(x.shell)
 	}
+	x.readAtEnter, x.readKnown = procfs.ReadChars(x.shell)
 	if err := x.keys(ctx, []string{"Enter"}); err != nil {
 		return err
 	}

@@ -463,6 +463,9 @@ func (x *run) idleUnstarted() bool {
 	if _, ok := afterFirstLine(x.col.pre); !ok || !procfs.WaitsOnInput(procfs.Wchan(x.shell)) {
 		return false
 	}
+	if n, ok := procfs.ReadChars(x.shell); ok && x.readKnown && n == x.readAtEnter {
+		return false // the Enter is still on its way (a loaded machine): what came is the echo's
+	}
 	if kids, ok := procfs.Children(x.shell); !ok || len(kids) > 0 {
 		return false
 	}

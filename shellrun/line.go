@@ -47,7 +47,8 @@ func ClearKeys(sh Shell, again bool) [][]string {
 		// command mode and is itself killed in emacs and insert mode.
 		return [][]string{{"End", "A", "C-u"}}
 	case FishShell:
-		return [][]string{{"C-e", "C-u"}}
+		// End, not C-e: fish's vi insert mode does not bind C-e.
+		return [][]string{{"End", "C-u"}}
 	}
 	// zsh (kill-whole-line), ksh93 and mksh (kill line), dash (the terminal's kill
 	// character in canonical mode).

@@ -101,6 +101,22 @@ func Wchan(pid int) string {
 	return s
 }
 
+// ReadChars is the number of bytes pid has read so far (rchar in /proc/<pid>/io): it grows
+// once a shell has read a key sent to its terminal.
+func ReadChars(pid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/io")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
 // Exists reports whether pid is a live process.
 func Exists(pid int) bool {
 	_, err := os.Stat("/proc/" + strconv.Itoa(pid))

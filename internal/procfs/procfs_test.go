@@ -34,6 +34,16 @@ func TestSelf(t *testing.T) {
 	if Exe(os.Getpid()) == "" {
 		t.Error("Exe(self) is empty")
 	}
+	n, ok := ReadChars(os.Getpid())
+	if !ok {
+		t.Error("ReadChars(self) failed")
+	}
+	if _, err := os.ReadFile("/proc/self/stat"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := ReadChars(os.Getpid()); m <= n {
+		t.Errorf("ReadChars(self) = %d after a read, %d before; want it grown", m, n)
+	}
 	if _, ok := Children(os.Getpid()); !ok {
 		t.Skip("the kernel does not list children")
 	}

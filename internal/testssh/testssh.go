@@ -158,7 +158,7 @@ type Sshd struct {
 	// through it reaches the socket SocketPath("x"). Tmpdir is their TMPDIR: what tmux-mcp
 	// makes on the host (its run scripts) is found there, apart from this machine's.
 	TmuxTmpdir, Home, Tmpdir string
-	dir, conf, log   string
+	dir, conf, log           string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
