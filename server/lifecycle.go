@@ -582,7 +582,7 @@ func renameSession(ctx context.Context, c *Call, in *renameSessionIn) (tmux.Sess
 func renamed(err error, from, to string) error {
 	var te *toolError
 	if errors.As(err, &te) {
-		return &toolError{msg: strings.Replace(te.msg, from, to, 1), hint: te.hint}
+		return &toolError{Msg: strings.Replace(te.Msg, from, to, 1), Hint: te.Hint}
 	}
 	return err
 }

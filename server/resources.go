@@ -363,7 +363,7 @@ func resourceErr(uri string, err error) error {
 	var te *toolError
 	if errors.As(err, &te) || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
 		te = describe(err)
-		return resourceNotFound(uri, te.msg, te.hint)
+		return resourceNotFound(uri, te.Msg, te.Hint)
 	}
 	return err
 }

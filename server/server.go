@@ -324,13 +324,6 @@ func (s *Server) Close() {
 	}
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // lazyRegexp compiles pattern on first use. Compiling the server's patterns at start-up cost
 // about 3 ms of it: bounded repeats such as {1,128} compile to large programs.
 func lazyRegexp(pattern string) func() *regexp.Regexp {

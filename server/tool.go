@@ -278,8 +278,8 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return &toolError{
-			msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
-			hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
+			Msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
+			Hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
 		}
 	}
 	v, err := t.validator()
