@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -152,18 +153,18 @@ func (s keysSend) interruptOnly() bool {
 }
 
 // commands builds the tmux command list (sent as one line: one instant) and the echo inputs.
-func (s keysSend) commands(pane string) ([][]string, []echoInput, string) {
+func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 	var cmds [][]string
-	var echo []echoInput
+	var typed []echo.Input
 	var desc string
 	if s.plan.isKeys() {
 		keys := append([]string{}, s.plan.keys...)
 		for _, k := range keys {
-			echo = append(echo, echoInput{key: k})
+			typed = append(typed, echo.Input{Key: k})
 		}
 		if s.enter {
 			keys = append(keys, "Enter")
-			echo = append(echo, echoInput{key: "Enter"})
+			typed = append(typed, echo.Input{Key: "Enter"})
 		}
 		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, keys...))
 		desc = "keys " + strings.Join(keys, " ")
@@ -173,15 +174,15 @@ func (s keysSend) commands(pane string) ([][]string, []echoInput, string) {
 			text = " " + text
 		}
 		cmds = append(cmds, literalCommands(pane, text)...)
-		echo = append(echo, echoInput{text: text})
+		typed = append(typed, echo.Input{Text: text})
 		desc = fmt.Sprintf("text %q", truncate(text, 80))
 		if s.enter {
 			cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
-			echo = append(echo, echoInput{key: "Enter"})
+			typed = append(typed, echo.Input{Key: "Enter"})
 			desc += " + Enter"
 		}
 	}
-	return cmds, echo, desc
+	return cmds, typed, desc
 }
 
 // literalCommands types text literally. LF and CR travel as the keys C-j and C-m (the same
@@ -212,7 +213,7 @@ func literalCommands(pane, text string) [][]string {
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
-	cmds, echo, desc := s.commands(t.pane.PaneID)
+	cmds, typed, desc := s.commands(t.pane.PaneID)
 	text := ""
 	if !s.plan.isKeys() {
 		text = s.plan.text
@@ -223,7 +224,7 @@ func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (d
 			return err
 		}
 		// Recorded before sending: the echo may come back before Exec returns.
-		c.srv.state.echo.typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, echo, time.Now())
+		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, typed, time.Now())
 		if len(cmds) > 0 {
 			_, err = t.ts.Exec(ctx, cmds...)
 		}
@@ -441,7 +442,7 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 		if err != nil {
 			return err
 		}
-		c.srv.state.echo.typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, []echoInput{{text: in.Text}}, time.Now())
+		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, []echo.Input{{Text: in.Text}}, time.Now())
 		args := []string{"paste-buffer", "-b", name, "-d"}
 		if in.Bracket {
 			args = append(args, "-p")

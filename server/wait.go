@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -180,7 +181,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		}
 	}
 	m := &waitMatcher{pats: pats, stops: stops, quietOnly: in.QuietMs != nil && pats == nil,
-		echoes: func() echoSet { return c.srv.state.echo.echoes(key, time.Now()) }}
+		echoes: func() echo.Set { return c.srv.state.echo.Echoes(key, time.Now()) }}
 	if len(pats) > 0 {
 		if screen, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", paneID}); err == nil {
 			out.MatchedAtEntry = m.onScreen(screen[0])
@@ -357,7 +358,7 @@ func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regex
 // waitMatcher turns stream bytes into lines, removes our echo and checks stop, then patterns.
 type waitMatcher struct {
 	pats, stops []*regexp.Regexp
-	echoes      func() echoSet
+	echoes      func() echo.Set
 	quietOnly   bool // no patterns and a quiet wait: output is not an outcome by itself
 
 	f           stream.Filter
@@ -385,7 +386,7 @@ type decision struct {
 func (m *waitMatcher) onScreen(lines []string) bool {
 	echoes := m.echoes()
 	for _, l := range lines {
-		clean := stripEcho(l, echoes, false)
+		clean := echo.Strip(l, echoes, false)
 		for _, re := range m.pats {
 			if re.MatchString(clean) {
 				return true
@@ -415,7 +416,7 @@ func (m *waitMatcher) feed(data []byte, base int64) decision {
 			m.redraw = true
 		}
 		m.lastESC = seg[len(seg)-1] == 0x1b
-		redraw := m.redraw && !echoes.empty()
+		redraw := m.redraw && !echoes.Empty()
 		if seg[len(seg)-1] == '\n' {
 			m.redraw = false
 		}
@@ -447,8 +448,8 @@ func (m *waitMatcher) feed(data []byte, base int64) decision {
 
 // check matches one line. With patterns null, a line with new text is collected in anyLines
 // (the decision comes once the whole chunk was read).
-func (m *waitMatcher) check(line string, echoes echoSet, partial bool, anyLines *[]string) decision {
-	clean := stripEcho(line, echoes, partial)
+func (m *waitMatcher) check(line string, echoes echo.Set, partial bool, anyLines *[]string) decision {
+	clean := echo.Strip(line, echoes, partial)
 	if strings.TrimSpace(clean) == "" {
 		return decision{}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 )
 
@@ -72,15 +73,15 @@ func TestWaitMatcherEcho(t *testing.T) {
 		name string
 		raw  string
 	}{{"fish", fishRaw}, {"zsh", zshRaw}} {
-		var es echoStore
+		var es echo.Store[paneKey]
 		k := paneKey{Pane: "%1"}
-		es.typed(k, []echoInput{{text: longEcho}, {key: "Enter"}}, time.Now())
+		es.Typed(k, []echo.Input{{Text: longEcho}, {Key: "Enter"}}, time.Now())
 		re := regexp.MustCompile("(?i)LONGMARK")
 		// Fed whole, a line at a time, and (zsh) one byte at a time: fish draws each row in
 		// one write, so its rows are never split inside.
 		steps := map[string][]int{"fish": {0, -1}, "zsh": {0, -1, 1}}[tc.name]
 		for _, step := range steps {
-			m := &waitMatcher{pats: []*regexp.Regexp{re}, echoes: func() echoSet { return es.echoes(k, time.Now()) }}
+			m := &waitMatcher{pats: []*regexp.Regexp{re}, echoes: func() echo.Set { return es.Echoes(k, time.Now()) }}
 			var d decision
 			raw := []byte(tc.raw)
 			off := int64(0)
