@@ -14,6 +14,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux/keys"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
@@ -119,21 +120,21 @@ func checkInputText(arg, s string, limit int, hint string) error {
 
 // keysSend is one validated send_keys: what to send and how.
 type keysSend struct {
-	plan     keyPlan
+	plan     keys.Plan
 	enter    bool
 	suppress bool
 }
 
 // prepareKeys validates keys before any target is resolved.
-func prepareKeys(keys string, enter, literal, suppress bool) (keysSend, error) {
-	if err := checkInputText("keys", keys, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
+func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
+	if err := checkInputText("keys", text, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
 		return keysSend{}, err
 	}
-	plan, err := planKeys(keys, literal)
+	plan, err := keys.Parse(text, literal)
 	if err != nil {
 		return keysSend{}, err
 	}
-	if !plan.isKeys() && plan.text == "" && !enter {
+	if !plan.IsKeys() && plan.Text == "" && !enter {
 		return keysSend{}, fail("Pass the text or key names to send in keys, or enter=true to press Enter.", "nothing to send: keys is empty and enter is false")
 	}
 	return keysSend{plan: plan, enter: enter, suppress: suppress}, nil
@@ -141,10 +142,10 @@ func prepareKeys(keys string, enter, literal, suppress bool) (keysSend, error) {
 
 // interruptOnly reports whether the send is only interrupt keys.
 func (s keysSend) interruptOnly() bool {
-	if !s.plan.isKeys() || s.enter {
+	if !s.plan.IsKeys() || s.enter {
 		return false
 	}
-	for _, k := range s.plan.keys {
+	for _, k := range s.plan.Keys {
 		if !interruptKeys[k] {
 			return false
 		}
@@ -157,23 +158,23 @@ func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 	var cmds [][]string
 	var typed []echo.Input
 	var desc string
-	if s.plan.isKeys() {
-		keys := append([]string{}, s.plan.keys...)
-		for _, k := range keys {
+	if s.plan.IsKeys() {
+		names := append([]string{}, s.plan.Keys...)
+		for _, k := range names {
 			typed = append(typed, echo.Input{Key: k})
 		}
 		if s.enter {
-			keys = append(keys, "Enter")
+			names = append(names, "Enter")
 			typed = append(typed, echo.Input{Key: "Enter"})
 		}
-		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, keys...))
-		desc = "keys " + strings.Join(keys, " ")
+		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
+		desc = "keys " + strings.Join(names, " ")
 	} else {
-		text := s.plan.text
+		text := s.plan.Text
 		if s.suppress && text != "" {
 			text = " " + text
 		}
-		cmds = append(cmds, literalCommands(pane, text)...)
+		cmds = append(cmds, keys.Literal(pane, text)...)
 		typed = append(typed, echo.Input{Text: text})
 		desc = fmt.Sprintf("text %q", truncate(text, 80))
 		if s.enter {
@@ -185,38 +186,13 @@ func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 	return cmds, typed, desc
 }
 
-// literalCommands types text literally. LF and CR travel as the keys C-j and C-m (the same
-// bytes), so the whole list stays one control-mode line.
-func literalCommands(pane, text string) [][]string {
-	var cmds [][]string
-	for text != "" {
-		i := strings.IndexAny(text, "\r\n")
-		if i < 0 {
-			i = len(text)
-		}
-		if i > 0 {
-			cmds = append(cmds, []string{"send-keys", "-t", pane, "-l", "--", text[:i]})
-		}
-		if i == len(text) {
-			break
-		}
-		key := "C-j"
-		if text[i] == '\r' {
-			key = "C-m"
-		}
-		cmds = append(cmds, []string{"send-keys", "-t", pane, key})
-		text = text[i+1:]
-	}
-	return cmds
-}
-
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
 	cmds, typed, desc := s.commands(t.pane.PaneID)
 	text := ""
-	if !s.plan.isKeys() {
-		text = s.plan.text
+	if !s.plan.IsKeys() {
+		text = s.plan.Text
 	}
 	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, text, func() error {
 		id, err := t.ts.Identity(ctx)
