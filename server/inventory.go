@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/filter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/format"
@@ -209,6 +210,16 @@ func binaryVersion(ctx context.Context, bin string) string {
 
 // ---- list_sessions
 
+// parseFilters reads a filters argument (an object, a JSON string of one, or null) against the
+// fields of model's JSON form.
+func parseFilters(arg any, model any) ([]filter.Filter, error) {
+	m, err := objectArg("filters", arg, `{"session_name__startswith": "dev"}`)
+	if err != nil {
+		return nil, err
+	}
+	return filter.Parse(m, model)
+}
+
 type listIn struct {
 	Filters any `json:"filters,omitempty"`
 	Socket
@@ -235,7 +246,7 @@ func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, er
 		}
 		return listSessionsOut{}, err
 	}
-	return listSessionsOut{Sessions: applyFilters(fs, snap.Sessions)}, nil
+	return listSessionsOut{Sessions: filter.Apply(fs, snap.Sessions)}, nil
 }
 
 // ---- create_session
@@ -432,7 +443,7 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 	if windows == nil {
 		windows = []tmux.Window{}
 	}
-	return listWindowsOut{Windows: applyFilters(fs, windows)}, nil
+	return listWindowsOut{Windows: filter.Apply(fs, windows)}, nil
 }
 
 // ---- get_session_info
@@ -569,7 +580,7 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	default:
 		panes = snap.Panes
 	}
-	return listPanesOut{Panes: applyFilters(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
+	return listPanesOut{Panes: filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
 }
 
 // ---- get_window_info
