@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux/keys"
@@ -98,7 +99,7 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	}
 	cur := ""
 	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
-		cur = newCursor(k.Daemon, t.pane, e.gen, e.Watch().Offset()).encode()
+		cur = cursor.New(k.Daemon, t.pane, e.gen, e.Watch().Offset()).Encode()
 		defer c.srv.read.live.release(e)
 	}
 	if busy && toRun {
@@ -460,7 +461,7 @@ func (c *Call) submit(ctx context.Context, t *target, cur string) (submitted, ch
 	defer c.srv.read.live.release(e)
 	w := e.Watch()
 	off := w.Offset()
-	if k, err := decodeCursor(cur); err == nil && k.Gen == e.gen {
+	if k, err := cursor.Decode(cur); err == nil && k.Gen == e.gen {
 		off = k.Offset
 	}
 	off = quietAfter(ctx, w, off, submitQuiet, submitLimit)

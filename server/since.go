@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -44,9 +45,9 @@ func cursorError(err error) error {
 
 func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinceOut, error) {
 	start := time.Now()
-	var cur *cursor
+	var cur *cursor.Cursor
 	if in.Cursor != nil {
-		k, err := decodeCursor(*in.Cursor)
+		k, err := cursor.Decode(*in.Cursor)
 		if err != nil {
 			return CaptureSinceOut{}, cursorError(err)
 		}
@@ -88,7 +89,7 @@ func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinc
 }
 
 // checkCursor refuses a cursor of another daemon, another pane or an earlier process of the pane.
-func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
+func checkCursor(cur cursor.Cursor, id tmux.Identity, p tmux.Pane) error {
 	if int64(cur.DaemonPID) != int64(id.PID) || cur.DaemonStart != id.StartTime {
 		return fail("Cursors are void after a tmux restart or on another socket; call capture_since without a cursor.",
 			"cursor: it belongs to another tmux server (or one that was restarted)")
@@ -107,9 +108,9 @@ func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
 // readSince reads the pane's live stream after cur (or the screen when cur is nil or its
 // stream is gone) and returns the lines, a cursor at the end of what it read, and whether
 // output was missed. It waits up to wait for new output when there is none.
-func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor, wait time.Duration) (CaptureSinceOut, error) {
+func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor.Cursor, wait time.Duration) (CaptureSinceOut, error) {
 	key := paneKey{Daemon: id, Pane: p.PaneID}
-	mk := func(gen uint64, off int64) string { return newCursor(id, p, gen, off).encode() }
+	mk := func(gen uint64, off int64) string { return cursor.New(id, p, gen, off).Encode() }
 	for attempt := 0; ; attempt++ {
 		e, err := s.read.live.acquire(ctx, ts, key)
 		if err != nil {
@@ -224,8 +225,8 @@ func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines,
 // reuses, pane p's kept stream and returns it in use (give it back with s.read.live.release),
 // with the offset to read from: the cursor's when cur is a cursor of that stream, else the
 // stream's end (lost reports that the cursor's stream is gone, so output since it was missed).
-// cur must have passed checkCursor. New cursors are newCursor(id, p, e.gen, offset).encode().
-func (s *Server) streamFrom(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor) (e *liveEntry, off int64, lost bool, err error) {
+// cur must have passed checkCursor. New cursors are cursor.New(id, p, e.gen, offset).Encode().
+func (s *Server) streamFrom(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor.Cursor) (e *liveEntry, off int64, lost bool, err error) {
 	e, err = s.read.live.acquire(ctx, ts, paneKey{Daemon: id, Pane: p.PaneID})
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("%w: %w", errNoStream, err)

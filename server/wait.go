@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -114,10 +115,10 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	}
 	eff := c.srv.clampWait(seconds(in.Timeout))
 
-	var cur *cursor
+	var cur *cursor.Cursor
 	pt := in.PaneTarget
 	if in.Cursor != nil {
-		k, err := decodeCursor(*in.Cursor)
+		k, err := cursor.Decode(*in.Cursor)
 		if err != nil {
 			return waitForTextOut{}, fail(waitCursorHint, "cursor: %v", err)
 		}
@@ -218,7 +219,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	})
 	cursorAt := off
 	mint := func() {
-		out.Cursor = newCursor(id, t.pane, e.gen, cursorAt).encode()
+		out.Cursor = cursor.New(id, t.pane, e.gen, cursorAt).Encode()
 		out.Tail = m.tail()
 		out.SawNewOutput = m.saw
 	}
