@@ -99,8 +99,8 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	}
 	cur := ""
 	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
-		cur = cursor.New(k.Daemon, t.pane, e.gen, e.Watch().Offset()).Encode()
-		defer c.srv.read.live.release(e)
+		cur = cursor.New(k.Daemon, t.pane, e.Gen(), e.Watch().Offset()).Encode()
+		defer c.srv.read.live.Release(e)
 	}
 	if busy && toRun {
 		return cur, c.srv.state.runs.Input(k, text, send)
@@ -458,10 +458,10 @@ func (c *Call) submit(ctx context.Context, t *target, cur string) (submitted, ch
 	if err != nil {
 		return false, false, fmt.Errorf("%w: %w", errNoStream, err)
 	}
-	defer c.srv.read.live.release(e)
+	defer c.srv.read.live.Release(e)
 	w := e.Watch()
 	off := w.Offset()
-	if k, err := cursor.Decode(cur); err == nil && k.Gen == e.gen {
+	if k, err := cursor.Decode(cur); err == nil && k.Gen == e.Gen() {
 		off = k.Offset
 	}
 	off = quietAfter(ctx, w, off, submitQuiet, submitLimit)

@@ -19,7 +19,7 @@ import (
 // readState is the live state of the read side: pane streams kept for cursors, resource
 // subscriptions and the topology watches behind list_changed. Its zero value is ready.
 type readState struct {
-	live liveReads
+	live liveStreams
 	subs subscriptions
 	topo topology
 }
@@ -28,7 +28,7 @@ type readState struct {
 func (rs *readState) close() {
 	rs.subs.closeAll()
 	rs.topo.closeAll()
-	rs.live.closeAll()
+	rs.live.CloseAll()
 }
 
 // The resource templates of tools.md; get_pane_content is seed 001, verbatim.

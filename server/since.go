@@ -117,24 +117,24 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 			return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
 		}
 		w := e.Watch()
-		if cur == nil || cur.Gen != e.gen {
+		if cur == nil || cur.Gen != e.Gen() {
 			// A fresh read, or the cursor's stream is gone (released while idle, or the tmux
 			// connection was reopened): the offset is taken before the capture, so nothing
 			// printed afterwards is missed by the next call.
 			off := w.Offset()
 			lines, err := screenLines(ctx, ts, p.PaneID)
-			s.read.live.release(e)
+			s.read.live.Release(e)
 			if err != nil {
 				return CaptureSinceOut{}, err
 			}
-			return CaptureSinceOut{PaneID: p.PaneID, Cursor: mk(e.gen, off), Lines: nonNil(lines), LinesMissed: cur != nil}, nil
+			return CaptureSinceOut{PaneID: p.PaneID, Cursor: mk(e.Gen(), off), Lines: nonNil(lines), LinesMissed: cur != nil}, nil
 		}
 		if wait > 0 {
 			wctx, cancel := context.WithTimeout(ctx, wait)
 			err = w.Wait(wctx, cur.Offset)
 			cancel()
 			if err != nil && ctx.Err() != nil {
-				s.read.live.release(e)
+				s.read.live.Release(e)
 				return CaptureSinceOut{}, ctx.Err()
 			}
 		}
@@ -144,25 +144,25 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 		switch {
 		case err == nil:
 		case errors.Is(err, stream.ErrPaneGone):
-			s.read.live.release(e)
+			s.read.live.Release(e)
 			return CaptureSinceOut{}, fail("capture_pane or snapshot_pane read what it shows now.", "pane %s exited or died: its output stream ended", p.PaneID)
 		case errors.Is(err, stream.ErrOffsetAhead):
-			s.read.live.release(e)
+			s.read.live.Release(e)
 			return CaptureSinceOut{}, cursorError(errors.New("its position lies beyond the pane's output"))
 		default:
 			// The stream ended for another reason (its connection closed): open a new one
 			// and report the loss.
-			s.read.live.drop(e)
-			s.read.live.release(e)
+			s.read.live.Drop(e)
+			s.read.live.Release(e)
 			if attempt > 0 {
 				return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
 			}
 			continue
 		}
-		s.read.live.release(e)
+		s.read.live.Release(e)
 		return CaptureSinceOut{
 			PaneID:      p.PaneID,
-			Cursor:      mk(e.gen, next),
+			Cursor:      mk(e.Gen(), next),
 			Lines:       nonNil(stream.Clean(data)),
 			LinesMissed: ch.Missed > 0 || ch.Gaps > 0,
 		}, nil
@@ -221,18 +221,11 @@ func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines,
 	return kept, cutLines, cutBytes
 }
 
-// streamFrom is the cursor side of other readers of live output (wait_for_text): it opens, or
-// reuses, pane p's kept stream and returns it in use (give it back with s.read.live.release),
-// with the offset to read from: the cursor's when cur is a cursor of that stream, else the
-// stream's end (lost reports that the cursor's stream is gone, so output since it was missed).
-// cur must have passed checkCursor. New cursors are cursor.New(id, p, e.gen, offset).Encode().
-func (s *Server) streamFrom(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor.Cursor) (e *liveEntry, off int64, lost bool, err error) {
-	e, err = s.read.live.acquire(ctx, ts, paneKey{Daemon: id, Pane: p.PaneID})
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("%w: %w", errNoStream, err)
-	}
-	if cur != nil && cur.Gen == e.gen {
-		return e, cur.Offset, false, nil
-	}
-	return e, e.w.Offset(), cur != nil, nil
+// liveStreams are the pane streams kept open between calls, so that a cursor of one call is
+// read by a later one (capture_since, wait_for_text, the input tools' cursors).
+type liveStreams struct{ stream.Keeper[paneKey] }
+
+// acquire returns pane k's kept stream on ts, opening one when needed; give it back with Release.
+func (l *liveStreams) acquire(ctx context.Context, ts *tmux.Server, k paneKey) (*stream.Kept[paneKey], error) {
+	return l.Acquire(ctx, k, func(ctx context.Context) (*stream.Watch, error) { return ts.WatchPane(ctx, k.Pane) })
 }

@@ -165,7 +165,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	}
 	defer func() {
 		if e != nil {
-			live.release(e)
+			live.Release(e)
 		}
 	}()
 	// The offset first, then the screen: nothing printed after the offset escapes the stream,
@@ -173,7 +173,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	w := e.Watch()
 	off := w.Offset()
 	if cur != nil {
-		if cur.Gen == e.gen {
+		if cur.Gen == e.Gen() {
 			off = cur.Offset
 		} else {
 			// The cursor's stream was closed (idle too long, or its connection was reopened):
@@ -207,8 +207,8 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			return nil, ended
 		}
 		rewatch++
-		live.drop(e)
-		live.release(e)
+		live.Drop(e)
+		live.Release(e)
 		var err error
 		if e, err = live.acquire(ctx, t.ts, key); err != nil {
 			e = nil
@@ -219,7 +219,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 	})
 	cursorAt := off
 	mint := func() {
-		out.Cursor = cursor.New(id, t.pane, e.gen, cursorAt).Encode()
+		out.Cursor = cursor.New(id, t.pane, e.Gen(), cursorAt).Encode()
 		out.Tail = m.tail()
 		out.SawNewOutput = m.saw
 	}
