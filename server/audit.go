@@ -111,12 +111,3 @@ func digest(v any) any {
 	sum := sha256.Sum256(b)
 	return map[string]any{"len": len(b), "sha256": hex.EncodeToString(sum[:6])}
 }
-
-func firstLine(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	return s
-}

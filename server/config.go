@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -67,4 +68,14 @@ func (s *Server) clampWait(d time.Duration) time.Duration {
 		return s.opts.WaitMax
 	}
 	return d
+}
+
+func seconds(s float64) time.Duration {
+	if s <= 0 || math.IsNaN(s) {
+		return 0
+	}
+	if s > MaxWait.Seconds() {
+		return MaxWait
+	}
+	return time.Duration(s * float64(time.Second))
 }

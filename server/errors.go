@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -57,4 +58,10 @@ func hostHint(he *tmux.HostError) string {
 		return fmt.Sprintf("Install tmux 3.2a or newer on that host, on the PATH of a non-interactive ssh command (`ssh %s tmux -V` shows what it finds), or use another host.", he.Destination)
 	}
 	return fmt.Sprintf("Check that `ssh -o BatchMode=yes %s true` works from this machine: tmux-mcp never prompts, so the key must be in the agent or ~/.ssh and the host key in known_hosts. Or use another host (list_servers shows them).", he.Destination)
+}
+
+// firstLine is s up to its first line break, for quoting a command in a message.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

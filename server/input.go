@@ -108,17 +108,6 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	return cur, send()
 }
 
-// checkText refuses what a terminal cannot receive or a call should not carry.
-func checkInputText(arg, s string, limit int, hint string) error {
-	if len(s) > limit {
-		return fail(hint, "%s is %d bytes long; at most %d are allowed", arg, len(s), limit)
-	}
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return fail("Remove the NUL bytes: tmux cannot deliver them as typed input.", "%s contains a NUL byte (at byte %d)", arg, i)
-	}
-	return nil
-}
-
 // keysSend is one validated send_keys: what to send and how.
 type keysSend struct {
 	plan     keys.Plan

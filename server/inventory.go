@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/filter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -260,90 +257,6 @@ type createSessionIn struct {
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
 	Socket
-}
-
-func checkName(what string, p *string) error {
-	if p == nil {
-		return nil
-	}
-	if *p == "" {
-		return fail("Give a non-empty name, or omit it to let tmux choose.", "%s is empty", what)
-	}
-	return checkLine(what, *p, 256)
-}
-
-// checkSessionName checks a name a session will get.
-func checkSessionName(p *string) error {
-	if err := checkName("session_name", p); err != nil {
-		return err
-	}
-	if p != nil && strings.ContainsAny(*p, ":.") {
-		return fail("tmux uses ':' and '.' in targets; choose a name without them.", "session_name %q contains ':' or '.'", truncate(*p, 80))
-	}
-	return checkStored("session_name", p)
-}
-
-// checkWindowName checks a name a window will get.
-func checkWindowName(what string, p *string) error {
-	if err := checkName(what, p); err != nil {
-		return err
-	}
-	return checkStored(what, p)
-}
-
-// checkStored refuses a session or window name that tmux would not keep as it is given:
-// session_check_name and window_set_name pass names through utf8_stravis, which writes a
-// control character as \ooo (or \t), a backslash as \\ and a $ before a letter, _ or { as \$.
-func checkStored(what string, p *string) error {
-	if p == nil {
-		return nil
-	}
-	s := *p
-	for i := 0; i < len(s); i++ {
-		var why string
-		switch c := s[i]; {
-		case c < ' ' || c == 0x7f:
-			why = fmt.Sprintf("a control character (byte 0x%02x), which tmux stores as a \\ escape", c)
-		case c == '\\':
-			why = `a backslash, which tmux stores doubled (\\)`
-		case c == '$' && i+1 < len(s) && (isLetter(s[i+1]) || s[i+1] == '_' || s[i+1] == '{'):
-			why = fmt.Sprintf("%q, which tmux stores as \\%s (a $ before a letter, _ or {)", s[i:i+2], s[i:i+2])
-		default:
-			continue
-		}
-		return fail("Choose a name without it: tmux would store another name, and tools looking the name up would not find it.",
-			"%s %q holds %s", what, truncate(s, 80), why)
-	}
-	return nil
-}
-
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-
-// checkDir refuses a start directory that tmux could not start a pane in: tmux falls back to
-// another directory without a word when it cannot enter it.
-func checkDir(p *string) error {
-	if p == nil {
-		return nil
-	}
-	d := *p
-	switch {
-	case d == "" || strings.ContainsAny(d, "\x00\n"):
-		return fail("Give the absolute path of an existing directory.", "start_directory is empty or contains a NUL byte or line break")
-	case !filepath.IsAbs(d):
-		return fail("Give an absolute path, e.g. /home/me/project (~ is not expanded).", "start_directory %q is a relative path; tmux would resolve it against its own working directory", truncate(d, 200))
-	}
-	fi, err := os.Stat(d)
-	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
-		return fail("Create the directory first, or give an existing one.", "start_directory %s does not exist", truncate(d, 200))
-	case err != nil:
-		return fail("Give a directory this server can reach.", "start_directory %s cannot be read: %v", truncate(d, 200), errors.Unwrap(err))
-	case !fi.IsDir():
-		return fail("Give the directory itself, e.g. "+truncate(filepath.Dir(d), 200)+".", "start_directory %s is a file, not a directory", truncate(d, 200))
-	case unix.Access(d, unix.X_OK) != nil:
-		return fail("Give a directory you may enter.", "start_directory %s cannot be entered (no search permission)", truncate(d, 200))
-	}
-	return nil
 }
 
 func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {

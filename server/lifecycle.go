@@ -144,24 +144,6 @@ func (pl callerPlace) guardGroup(what, id string, holds map[string]bool) error {
 
 // ---- small validators
 
-// checkLine refuses text with NUL bytes or line breaks, or longer than max bytes.
-func checkLine(what, v string, max int) error {
-	switch {
-	case strings.ContainsAny(v, "\x00\n\r"):
-		return fail("Use a single line without control characters.", "%s contains a NUL byte or a line break", what)
-	case len(v) > max:
-		return fail(fmt.Sprintf("Use at most %d bytes.", max), "%s is %d bytes long", what, len(v))
-	}
-	return nil
-}
-
-func checkSize(what string, v *int) error {
-	if v != nil && (*v < 1 || *v > 10000) {
-		return fail("Give a size from 1 to 10000 cells.", "%s must be between 1 and 10000, got %d", what, *v)
-	}
-	return nil
-}
-
 // windowTarget names a window within a session for commands that care which link is meant.
 func windowTarget(w tmux.Window) string { return w.SessionID + ":" + w.WindowID }
 

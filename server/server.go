@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"runtime"
 	"sort"
 	"sync"
@@ -170,15 +169,6 @@ var beforeRegister func()
 // Registered is closed once every offered tool is registered with the go-sdk server.
 func (s *Server) Registered() <-chan struct{} { return s.registered }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func knownTool(name string) bool {
 	for _, t := range catalog() {
 		if t.Name == name {
@@ -239,9 +229,6 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*
 	c := &Call{srv: s, Tool: t}
 	return c.run(ctx, args), nil
 }
-
-// socketNameRe is what a tmux -L name may be: no path separators, nothing tmux would mangle.
-var socketNameRe = lazyRegexp(`^[A-Za-z0-9_.@+=-]{1,100}$`)
 
 // tmuxDefault returns the engine handle of the default socket on the default host. A tool
 // reaches its call's server with Call.tmuxFor, which honours the host argument.
@@ -322,10 +309,4 @@ func (s *Server) Close() {
 	if s.auditW != nil {
 		s.auditW.close()
 	}
-}
-
-// lazyRegexp compiles pattern on first use. Compiling the server's patterns at start-up cost
-// about 3 ms of it: bounded repeats such as {1,128} compile to large programs.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

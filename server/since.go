@@ -169,13 +169,6 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 	}
 }
 
-func deref(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 func nonNil(l []string) []string {
 	if l == nil {
 		return []string{}

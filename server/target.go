@@ -38,13 +38,6 @@ type WindowTarget struct {
 	SessionID   *string `json:"session_id,omitempty"`
 }
 
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 // checkIDs refuses malformed ids before tmux is asked.
 func checkIDs(pane, window, session *string) error {
 	if p := str(pane); pane != nil && !tmux.ValidPaneID(p) {

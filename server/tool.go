@@ -382,3 +382,8 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, msg string
 	}
 	c.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: msg})
 }
+
+// hasProgressToken reports whether the client asked for progress notifications.
+func (c *Call) hasProgressToken() bool {
+	return c.req != nil && c.req.Session != nil && c.req.Params != nil && c.req.Params.GetProgressToken() != nil
+}

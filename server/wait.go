@@ -302,21 +302,6 @@ func paneDead(ctx context.Context, ts *tmux.Server, pane string) bool {
 	return len(out) == 1 && len(out[0]) == 1 && out[0][0] == "1"
 }
 
-func seconds(s float64) time.Duration {
-	if s <= 0 || math.IsNaN(s) {
-		return 0
-	}
-	if s > MaxWait.Seconds() {
-		return MaxWait
-	}
-	return time.Duration(s * float64(time.Second))
-}
-
-// hasProgressToken reports whether the client asked for progress notifications.
-func (c *Call) hasProgressToken() bool {
-	return c.req != nil && c.req.Session != nil && c.req.Params != nil && c.req.Params.GetProgressToken() != nil
-}
-
 // compilePatterns compiles the patterns of argument arg: Go RE2 when regex, else the literal
 // text; case-insensitive unless matchCase.
 func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regexp.Regexp, error) {
