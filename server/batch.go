@@ -22,7 +22,10 @@ var annBatch = Annotations{Destructive: true, OpenWorld: true}
 // batchTools: call_*_tools_batch, one per tier.
 func batchTools() []*Tool {
 	mk := func(tier policy.Tier, ann Annotations, desc string) *Tool {
+		// A batch belongs to the toolsets of the tools it may call (the read-only and the
+		// destructive one by their tier).
 		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
+			Toolsets:    []string{policy.Manage, policy.Execute},
 			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch or blocking (run_*, wait_for_*) tools. Rows keep structured_content while the result fits 1 MB.",
 			Input:       batchSchema},
 			batchRunner(tier))

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -51,15 +50,13 @@ func (o *Options) normalize() error {
 	case o.WaitMax > MaxWait:
 		o.WaitMax = MaxWait
 	}
-	for _, name := range o.Tools {
-		if !knownTool(name) {
-			return fmt.Errorf("LIBTMUX_MCP_TOOLS names %q, which is not a tool; run `tmux-mcp tools` for the list", name)
-		}
+	if err := o.offer().CheckTools(knownTool); err != nil {
+		return err
 	}
 	if err := o.checkHosts(); err != nil {
 		return err
 	}
-	return o.checkToolsets()
+	return o.offer().CheckSets(knownTool)
 }
 
 // clampWait applies the wait ceiling to a requested duration; it never refuses.

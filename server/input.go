@@ -22,15 +22,15 @@ import (
 // inputTools: send_keys, send_keys_batch, paste_text.
 func inputTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Type into a pane: text (then Enter unless enter=false), or space-separated tmux key names (C-c, Escape, Up, BTab, F1...), never both; literal types anything as text. For a command's status and output use run_shell_command; to see output, wait_for_text.",
 			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
-		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Run up to 64 send_keys in order, each with its own target and flags; on_error=stop ends at the first failure (stopped_at). timeout bounds the whole batch.",
 			Input:       edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
 			sendKeysBatch),
-		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Paste text (multi-line, any quotes) into a pane through a private buffer, bracketed when the program asks, so a shell does not run it line by line. Adds no Enter.",
 			Input:       edits(def("bracket", true))},
 			pasteText),

@@ -15,7 +15,7 @@ import (
 // pipeTools: pipe_pane (seed 000).
 func pipeTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "pipe_pane", Title: "Log tmux Pane Output to a File", Tier: policy.Mutating, Ann: annSEED,
+		define(spec{Name: "pipe_pane", Title: "Log tmux Pane Output to a File", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSEED,
 			Description: pipeDescription, InputJSON: pipeInputSchema, OutputJSON: pipeOutputSchema},
 			pipePane),
 	}

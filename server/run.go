@@ -20,7 +20,7 @@ import (
 // on the runner engine (engine.md §3).
 func runTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Ann: annSEED, Blocking: true,
+		define(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSEED, Blocking: true,
 			Description: runShellDescription,
 			InputJSON:   runShellInputSchema, StrictInputJSON: strictSchema(runShellInputSchema),
 			OutputJSON: runShellOutputSchema},
@@ -331,7 +331,7 @@ func runCommandTool(suppress bool) *Tool {
 	if !suppress {
 		variant = "keep_history"
 	}
-	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true, Variant: variant,
+	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, Blocking: true, Variant: variant,
 		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist) and return its exit status and only its own output lines. " +
 			"On timeout it keeps running: wait_for_run, send_keys to_running_command, or C-c; never run it again.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},

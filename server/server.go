@@ -62,8 +62,8 @@ func New(opts Options) (*Server, error) {
 		s.auditW = a
 	}
 	for _, t := range catalog() {
-		if h := s.opts.hidingOf(t); !h.offered() {
-			s.hidden[t.Name] = h.why(t, opts.Safety)
+		if h := s.opts.hidingOf(t); !h.Offered() {
+			s.hidden[t.Name] = h.Why(t.Tier, opts.Safety, t.Toolsets)
 			continue
 		}
 		if t.variant != nil {

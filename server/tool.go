@@ -50,6 +50,8 @@ type Tool struct {
 	Description string
 	Tier        policy.Tier
 	Annotations Annotations
+	// Toolsets are the toolsets it belongs to (policy.ToolsetsOf).
+	Toolsets []string
 	// Blocking tools wait on their own ceiling (run_*, wait_for_*) and are refused in batches.
 	Blocking bool
 
@@ -95,7 +97,10 @@ type spec struct {
 	Name, Title, Description string
 	Tier                     policy.Tier
 	Ann                      Annotations
-	Blocking                 bool
+	// Toolsets are a mutating tool's toolsets (policy.Manage, Execute or Teardown); a read-only
+	// tool is inspect's, a destructive one teardown's.
+	Toolsets []string
+	Blocking bool
 	// Input patches the schema inferred from the input type (defaults, enums, patterns).
 	Input func(s *jsonschema.Schema)
 	// InputJSON, when set, is the exact advertised input schema (a seed); validation then uses
@@ -130,7 +135,8 @@ type texter interface{ Text() string }
 type contenter interface{ Content() []mcp.Content }
 
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
-	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking, hostsNote: sp.HostsNote}
+	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann,
+		Toolsets: policy.ToolsetsOf(sp.Tier, sp.Toolsets), Blocking: sp.Blocking, hostsNote: sp.HostsNote}
 	t.key = sp.Name
 	if sp.Variant != "" {
 		t.key += "/" + sp.Variant
