@@ -63,14 +63,8 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool)
 			"pane %s is dead: its program exited, so it cannot take input", p.PaneID)
 	}
 	// When unsure (inside this tmux server, but TMUX_PANE unset), refuse like the other guards.
-	if pl := c.callerPlace(ctx, t.ts, nil); pl.on {
-		switch pl.pane {
-		case p.PaneID:
-			return paneKey{}, false, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
-				"refusing to type into pane %s: it is the pane this MCP server runs in, so it would type into the client that is talking to this server", p.PaneID)
-		case "":
-			return paneKey{}, false, fail(selfHint, "refusing to type into pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", p.PaneID)
-		}
+	if err := c.callerPlace(ctx, t.ts, nil).GuardInput(p.PaneID); err != nil {
+		return paneKey{}, false, err
 	}
 	id, err := t.ts.Identity(ctx)
 	if err != nil {

@@ -84,64 +84,6 @@ type resultOut struct {
 	Result string `json:"result"`
 }
 
-// ---- self-protection
-
-// callerPlace is where this MCP server runs on one tmux server, for the self-protection guards
-// (engine.md §5): when unsure, the guards refuse.
-type callerPlace struct {
-	on       bool            // the caller is, or may be, inside this tmux server
-	pane     string          // its pane id; "" when TMUX_PANE is unset
-	found    bool            // the pane was found in the snapshot, so windows and sessions are known
-	windows  map[string]bool // windows holding the caller's pane
-	sessions map[string]bool // sessions linking those windows
-}
-
-func (c *Call) callerPlace(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot) callerPlace {
-	pl := callerPlace{windows: map[string]bool{}, sessions: map[string]bool{}}
-	if c.srv.caller == nil || !c.isCallerServer(ctx, ts) {
-		return pl
-	}
-	pl.on, pl.pane = true, c.srv.caller.PaneID
-	if snap != nil && pl.pane != "" {
-		for _, p := range snap.Panes { // a pane appears once per session linking its window
-			if p.PaneID == pl.pane {
-				pl.found = true
-				pl.windows[p.WindowID] = true
-				pl.sessions[p.SessionID] = true
-			}
-		}
-	}
-	return pl
-}
-
-const selfHint = "This MCP server runs there (is_caller=true in list_panes marks its pane); work in other panes, windows or sessions, or do it yourself from a terminal if you really mean it."
-
-// guardPane refuses to kill, respawn or clear the caller's own pane.
-func (pl callerPlace) guardPane(verb, pane string) error {
-	switch {
-	case !pl.on:
-		return nil
-	case pl.pane == "":
-		return fail(selfHint, "refusing to %s pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", verb, pane)
-	case pl.pane == pane:
-		return fail(selfHint, "refusing to %s pane %s: this MCP server runs in it", verb, pane)
-	}
-	return nil
-}
-
-// guardGroup refuses to kill the window or session holding the caller's pane.
-func (pl callerPlace) guardGroup(what, id string, holds map[string]bool) error {
-	switch {
-	case !pl.on:
-		return nil
-	case !pl.found:
-		return fail(selfHint, "refusing to kill %s %s: this MCP server runs inside this tmux server and cannot tell where its own pane is", what, id)
-	case holds[id]:
-		return fail(selfHint, "refusing to kill %s %s: it holds pane %s, where this MCP server runs", what, id, pl.pane)
-	}
-	return nil
-}
-
 // ---- small validators
 
 // windowTarget names a window within a session for commands that care which link is meant.
@@ -384,7 +326,7 @@ func clearPane(ctx context.Context, c *Call, in *paneIn) (resultOut, error) {
 	if err != nil {
 		return resultOut{}, err
 	}
-	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("clear", t.pane.PaneID); err != nil {
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("clear", t.pane.PaneID); err != nil {
 		return resultOut{}, err
 	}
 	// One command list: nothing the program prints can land between the two.
@@ -466,7 +408,7 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("respawn", in.PaneID); err != nil {
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("respawn", in.PaneID); err != nil {
 		return PaneInfo{}, err
 	}
 	if !in.Kill && !t.pane.PaneDead {
@@ -512,7 +454,7 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 	if err != nil {
 		return resultOut{}, err
 	}
-	if err := c.callerPlace(ctx, t.ts, t.snap).guardPane("kill", in.PaneID); err != nil {
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("kill", in.PaneID); err != nil {
 		return resultOut{}, err
 	}
 	id, idErr := t.ts.Identity(ctx) // before the kill: it may end the server
@@ -799,8 +741,7 @@ func killWindow(ctx context.Context, c *Call, in *killWindowIn) (resultOut, erro
 	if err != nil {
 		return resultOut{}, err
 	}
-	pl := c.callerPlace(ctx, t.ts, t.snap)
-	if err := pl.guardGroup("window", in.WindowID, pl.windows); err != nil {
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardWindow(in.WindowID); err != nil {
 		return resultOut{}, err
 	}
 	if err := killCommand(ctx, t.ts, "kill-window", "-t", in.WindowID); err != nil {
@@ -820,8 +761,7 @@ func killSession(ctx context.Context, c *Call, in *sessionIn) (resultOut, error)
 		return resultOut{}, err
 	}
 	id := t.session.SessionID
-	pl := c.callerPlace(ctx, t.ts, t.snap)
-	if err := pl.guardGroup("session", id, pl.sessions); err != nil {
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardSession(id); err != nil {
 		return resultOut{}, err
 	}
 	if err := killCommand(ctx, t.ts, "kill-session", "-t", id); err != nil {
@@ -840,8 +780,8 @@ func killServer(ctx context.Context, c *Call, in *socketOnly) (resultOut, error)
 	if _, err := ts.Identity(ctx); err != nil {
 		return resultOut{}, err // not running (or not answering): nothing to kill
 	}
-	if c.isCallerServer(ctx, ts) {
-		return resultOut{}, fail(selfHint, "refusing to kill this tmux server: this MCP server runs inside it")
+	if err := c.callerPlace(ctx, ts, nil).GuardServer(); err != nil {
+		return resultOut{}, err
 	}
 	// Spawned: the control connection dies with the server, before it could answer.
 	if err := killCommand(ctx, ts, "kill-server"); err != nil {

@@ -102,8 +102,8 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// Inside this tmux server with TMUX_PANE unset, any pane may be this server's own: refuse
 	// as the other input tools do (force accepts the own pane, so it accepts this doubt too).
-	if pl := c.callerPlace(ctx, ts, nil); pl.on && pl.pane == "" && !a.force {
-		hint := selfHint
+	if pl := c.callerPlace(ctx, ts, nil); pl.On && pl.Pane == "" && !a.force {
+		hint := policy.SelfHint
 		if a.tool == "run_shell_command" {
 			hint += " Or pass force=true to run there anyway."
 		}
