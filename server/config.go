@@ -1,7 +1,10 @@
 package server
 
 import (
+	"io"
+	"log/slog"
 	"math"
+	"os"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -32,6 +35,10 @@ type Options struct {
 	DefaultHost       string
 	SSHConfig         string        // LIBTMUX_MCP_SSH_CONFIG: ssh -F file; "" for the user's ~/.ssh/config
 	SSHConnectTimeout time.Duration // LIBTMUX_MCP_SSH_CONNECT_TIMEOUT; ssh.DefaultConnectTimeout when 0
+	// Logger receives the go-sdk's own warnings and errors (a failed notification, a session
+	// that ended with an error); nil: a text log of warnings and errors on stderr. The audit
+	// log (Audit) is separate.
+	Logger *slog.Logger
 }
 
 // Wait ceiling bounds.
@@ -42,6 +49,9 @@ const (
 )
 
 func (o *Options) normalize() error {
+	if o.Logger == nil {
+		o.Logger = WarningLog(os.Stderr)
+	}
 	switch {
 	case o.WaitMax == 0:
 		o.WaitMax = DefaultWait
@@ -75,4 +85,9 @@ func seconds(s float64) time.Duration {
 		return MaxWait
 	}
 	return time.Duration(s * float64(time.Second))
+}
+
+// WarningLog is a text log of warnings and errors on w, for Options.Logger.
+func WarningLog(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"sort"
@@ -27,7 +28,7 @@ type Server struct {
 	hidden map[string]string // why each other tool of the catalogue is not offered
 	order  []*Tool
 	caller *policy.Caller
-	auditW *auditLog
+	audit  *policy.Audit // nil without LIBTMUX_MCP_AUDIT
 
 	mu      sync.Mutex
 	sockets map[string]*tmux.Server
@@ -55,11 +56,11 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, tools: map[string]*Tool{}, hidden: map[string]string{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState(),
 		hosts: newHosts(&opts)}
 	if opts.Audit != "" {
-		a, err := openAudit(opts.Audit)
+		a, err := policy.OpenAudit(opts.Audit)
 		if err != nil {
 			return nil, err
 		}
-		s.auditW = a
+		s.audit = a
 	}
 	for _, t := range catalog() {
 		if h := s.opts.hidingOf(t); !h.Offered() {
@@ -77,6 +78,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tmux", Title: "tmux", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       s.instructions(),
+		Logger:             opts.Logger,
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
@@ -184,6 +186,10 @@ func (s *Server) handler(t *Tool) mcp.ToolHandler {
 		return c.run(ctx, req.Params.Arguments), nil
 	}
 }
+
+// Logger is the log the go-sdk server writes its warnings to (Options.Logger), for the
+// transports' own.
+func (s *Server) Logger() *slog.Logger { return s.opts.Logger }
 
 // MCP returns the go-sdk server, to run over a transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
@@ -306,7 +312,7 @@ func (s *Server) Close() {
 	for _, h := range s.hosts {
 		h.Close() // after every connection on it
 	}
-	if s.auditW != nil {
-		s.auditW.close()
+	if s.audit != nil {
+		s.audit.Close()
 	}
 }

@@ -337,7 +337,9 @@ func (c *Call) run(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
 	start := time.Now()
 	out, err := c.safeCall(ctx, raw)
 	res := c.result(out, err)
-	c.srv.audit(c.Tool.Name, raw, res, time.Since(start))
+	if c.srv.audit != nil {
+		c.srv.audit.Call(c.Tool.Name, raw, res.IsError, time.Since(start))
+	}
 	return res
 }
 

@@ -166,12 +166,32 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		}
 	})
 	// wire.Transport, not the SDK's IOTransport, which ends the session on the first bad line.
-	err = srv.MCP().Run(ctx, &wire.Transport{Reader: stdin, Writer: sio.Stdout})
+	err = serveSession(ctx, srv.MCP(), &wire.Transport{Reader: stdin, Writer: sio.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveSession serves one session over t until the client leaves or ctx ends. It is the
+// go-sdk's Server.Run without its log lines: Run logs a stop by signal as an error ("server
+// run cancelled"), and the server's log (Options.Logger) is for what went wrong.
+func serveSession(ctx context.Context, ms *mcp.Server, t mcp.Transport) error {
+	ss, err := ms.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 func listTools(srv *server.Server, w io.Writer) int {
