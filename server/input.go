@@ -258,10 +258,8 @@ type batchKeysRow struct {
 }
 
 type sendKeysBatchOut struct {
-	Results   []batchKeysRow `json:"results"`
-	Succeeded int            `json:"succeeded"`
-	Failed    int            `json:"failed"`
-	StoppedAt *int           `json:"stopped_at" jsonschema:"index of the failed operation the batch stopped at (on_error=stop); null when it ran to the end"`
+	Results []batchKeysRow `json:"results"`
+	batchTally
 }
 
 // batchOperations makes operations a required array of 1..64 rows with typed flags.
@@ -290,35 +288,33 @@ func sendKeysBatch(ctx context.Context, c *Call, in *sendKeysBatchIn) (sendKeysB
 		bctx, cancel = context.WithTimeout(ctx, seconds(*in.Timeout))
 		defer cancel()
 	}
-	for i, op := range in.Operations {
+	var err error
+	out.Results, out.batchTally, err = runBatch(len(in.Operations), in.OnError, func(i int) (batchKeysRow, bool, error) {
 		start := time.Now()
 		row := batchKeysRow{Index: i}
 		var err error
 		if bctx.Err() != nil && ctx.Err() == nil {
 			err = fail("Raise timeout, or split the batch.", "send_keys_batch exceeded its timeout of %gs before this operation", *in.Timeout)
 		} else {
-			row.PaneID, row.Cursor, err = c.batchSend(bctx, op, in.SocketName)
+			row.PaneID, row.Cursor, err = c.batchSend(bctx, in.Operations[i], in.SocketName)
 			if err != nil && bctx.Err() != nil && ctx.Err() == nil {
 				err = fail("Raise timeout, or split the batch.", "send_keys_batch exceeded its timeout of %gs during this operation (it may or may not have been sent)", *in.Timeout)
 			}
 		}
 		if ctx.Err() != nil {
-			return sendKeysBatchOut{}, ctx.Err()
+			return row, false, ctx.Err()
 		}
-		row.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1e6) / 1e6
+		row.ElapsedSeconds = elapsedSince(start)
 		if err != nil {
 			msg := describe(err).Error()
 			row.Error = &msg
-			out.Failed++
-		} else {
-			row.Success = true
-			out.Succeeded++
+			return row, false, nil
 		}
-		out.Results = append(out.Results, row)
-		if err != nil && in.OnError != "continue" {
-			out.StoppedAt = &row.Index
-			break
-		}
+		row.Success = true
+		return row, true, nil
+	})
+	if err != nil {
+		return sendKeysBatchOut{}, err
 	}
 	return out, nil
 }

@@ -65,6 +65,7 @@ type runArgs struct {
 	timeout  time.Duration // clamped
 	maxLines int           // clamped
 	history  bool          // let the shell record the line in its history
+	forceArg bool          // the tool takes force (run_shell_command), which hints name
 }
 
 // runInPane runs the preflight, reserves the pane and runs the command (engine.md §3).
@@ -104,7 +105,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	// as the other input tools do (force accepts the own pane, so it accepts this doubt too).
 	if pl := c.callerPlace(ctx, ts, nil); pl.On && pl.Pane == "" && !a.force {
 		hint := policy.SelfHint
-		if a.tool == "run_shell_command" {
+		if a.forceArg {
 			hint += " Or pass force=true to run there anyway."
 		}
 		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
@@ -118,7 +119,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		Progress: c.runProgress(ctx, p.PaneID, a.timeout),
 	})
 	ended(res, err)
-	return p, res, refusal(a.tool, err)
+	return p, res, refusal(a, err)
 }
 
 // runProgress sends notifications/progress about every second while a run waits, when the
@@ -133,8 +134,9 @@ func (c *Call) runProgress(ctx context.Context, pane string, timeout time.Durati
 	}
 }
 
-// refusal turns a preflight refusal into a tool error with what to do instead.
-func refusal(tool string, err error) error {
+// refusal turns a preflight refusal of run a into a tool error with what to do instead.
+func refusal(a runArgs, err error) error {
+	tool := a.tool
 	var nr *runner.NotRun
 	if errors.As(err, &nr) {
 		return fail(nr.Hint, "%s: %v", tool, nr)
@@ -155,7 +157,7 @@ func refusal(tool string, err error) error {
 		hint = "Run it in a window nobody has on screen: create_window (detached unless attach=true) makes one in the same session, and the person sees its output when they switch to it. " +
 			"A person can follow runs live from a read-only client (tmux attach -r), which does not count as watching; an operator can allow runs in watched panes with LIBTMUX_MCP_ALLOW_WATCHED=1."
 	case runner.Caller:
-		if tool == "run_shell_command" {
+		if a.forceArg {
 			hint = "Pass force=true to run in your own pane anyway, or use another pane (split_window creates one)."
 		} else {
 			hint = "Use another pane (split_window creates one); run_shell_command can write here with force=true."
@@ -236,7 +238,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 	paneID := in.PaneID
 	p, res, err := c.runInPane(ctx, runArgs{
 		tool: "run_shell_command", target: PaneTarget{PaneID: &paneID}, command: in.Command,
-		force: in.Force, timeout: timeout, maxLines: maxLines,
+		force: in.Force, forceArg: true, timeout: timeout, maxLines: maxLines,
 	})
 	if err != nil {
 		return runShellOut{}, err

@@ -35,6 +35,13 @@ func TestCatalogDeclarations(t *testing.T) {
 		if tool.Tier != policy.ReadOnly && tool.Annotations.ReadOnly {
 			t.Errorf("%s: read-only annotation above the readonly tier", tool.Name)
 		}
+		// What a tool is comes from its declaration; the names agree with it.
+		if waits := strings.HasPrefix(tool.Name, "run_") || strings.HasPrefix(tool.Name, "wait_for_"); waits != tool.Blocking {
+			t.Errorf("%s: Blocking is %v", tool.Name, tool.Blocking)
+		}
+		if batch := strings.HasSuffix(tool.Name, "_tools_batch"); batch != tool.Batch {
+			t.Errorf("%s: Batch is %v", tool.Name, tool.Batch)
+		}
 	}
 }
 

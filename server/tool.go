@@ -54,6 +54,8 @@ type Tool struct {
 	Toolsets []string
 	// Blocking tools wait on their own ceiling (run_*, wait_for_*) and are refused in batches.
 	Blocking bool
+	// Batch tools call other tools (call_*_tools_batch); a batch cannot call them.
+	Batch bool
 
 	inputSchema  any // advertised
 	outputSchema any // advertised; nil when none
@@ -100,7 +102,10 @@ type spec struct {
 	// Toolsets are a mutating tool's toolsets (policy.Manage, Execute or Teardown); a read-only
 	// tool is inspect's, a destructive one teardown's.
 	Toolsets []string
+	// Blocking: the tool waits on its own ceiling, so a batch cannot run it.
 	Blocking bool
+	// Batch: the tool calls other tools, so a batch cannot call it.
+	Batch bool
 	// Input patches the schema inferred from the input type (defaults, enums, patterns).
 	Input func(s *jsonschema.Schema)
 	// InputJSON, when set, is the exact advertised input schema (a seed); validation then uses
@@ -136,7 +141,7 @@ type contenter interface{ Content() []mcp.Content }
 
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
 	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann,
-		Toolsets: policy.ToolsetsOf(sp.Tier, sp.Toolsets), Blocking: sp.Blocking, hostsNote: sp.HostsNote}
+		Toolsets: policy.ToolsetsOf(sp.Tier, sp.Toolsets), Blocking: sp.Blocking, Batch: sp.Batch, hostsNote: sp.HostsNote}
 	t.key = sp.Name
 	if sp.Variant != "" {
 		t.key += "/" + sp.Variant
