@@ -230,14 +230,11 @@ func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error)
 // ---- send_keys_batch
 
 type keysOperation struct {
-	Keys            string  `json:"keys"`
-	PaneID          *string `json:"pane_id,omitempty"`
-	SessionName     *string `json:"session_name,omitempty"`
-	SessionID       *string `json:"session_id,omitempty"`
-	WindowID        *string `json:"window_id,omitempty"`
-	Enter           *bool   `json:"enter,omitempty"`
-	Literal         *bool   `json:"literal,omitempty"`
-	SuppressHistory *bool   `json:"suppress_history,omitempty"`
+	Keys string `json:"keys"`
+	PaneTarget
+	Enter           *bool `json:"enter,omitempty"`
+	Literal         *bool `json:"literal,omitempty"`
+	SuppressHistory *bool `json:"suppress_history,omitempty"`
 	ToRun
 }
 
@@ -330,7 +327,7 @@ func (c *Call) batchSend(ctx context.Context, op keysOperation, sock *string) (*
 	if err != nil {
 		return nil, "", err
 	}
-	t, err := c.pane(ctx, PaneTarget{PaneID: op.PaneID, SessionName: op.SessionName, SessionID: op.SessionID, WindowID: op.WindowID}, sock)
+	t, err := c.pane(ctx, op.PaneTarget, sock)
 	if err != nil {
 		return nil, "", err
 	}

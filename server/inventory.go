@@ -323,9 +323,8 @@ func findSession(ctx context.Context, ts *tmux.Server, id string) (tmux.Session,
 // ---- list_windows
 
 type listWindowsIn struct {
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
-	Filters     any     `json:"filters,omitempty"`
+	SessionTarget
+	Filters any `json:"filters,omitempty"`
 	Socket
 }
 
@@ -361,6 +360,8 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 
 // ---- get_session_info
 
+// sessionIn names a session as SessionTarget does, in the order libtmux-mcp advertises
+// get_session_info's arguments (session_id first).
 type sessionIn struct {
 	SessionID   *string `json:"session_id,omitempty"`
 	SessionName *string `json:"session_name,omitempty"`
@@ -383,8 +384,7 @@ func getSessionInfo(ctx context.Context, c *Call, in *sessionIn) (sessionInfoOut
 // ---- create_window
 
 type createWindowIn struct {
-	SessionName               *string `json:"session_name,omitempty"`
-	SessionID                 *string `json:"session_id,omitempty"`
+	SessionTarget
 	WindowName                *string `json:"window_name,omitempty"`
 	StartDirectory            *string `json:"start_directory,omitempty"`
 	Attach                    bool    `json:"attach,omitempty"`

@@ -263,8 +263,7 @@ func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, err
 // ---- show_environment / set_environment
 
 type envScopeIn struct {
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
+	SessionTarget
 	Socket
 }
 

@@ -13,16 +13,15 @@ import (
 // ---- search_panes
 
 type searchPanesIn struct {
-	Pattern                string  `json:"pattern"`
-	Regex                  bool    `json:"regex,omitempty"`
-	MatchCase              bool    `json:"match_case,omitempty"`
-	SessionName            *string `json:"session_name,omitempty"`
-	SessionID              *string `json:"session_id,omitempty"`
-	ContentStart           *int    `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; default: the top of the screen"`
-	ContentEnd             *int    `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
-	MaxMatchedLinesPerPane int     `json:"max_matched_lines_per_pane,omitempty"`
-	Limit                  *int    `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
-	Offset                 int     `json:"offset,omitempty"`
+	Pattern   string `json:"pattern"`
+	Regex     bool   `json:"regex,omitempty"`
+	MatchCase bool   `json:"match_case,omitempty"`
+	SessionTarget
+	ContentStart           *int `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; default: the top of the screen"`
+	ContentEnd             *int `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	MaxMatchedLinesPerPane int  `json:"max_matched_lines_per_pane,omitempty"`
+	Limit                  *int `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
+	Offset                 int  `json:"offset,omitempty"`
 	Socket
 }
 

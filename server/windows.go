@@ -84,9 +84,8 @@ func windowNow(ctx context.Context, ts *tmux.Server, sessionID, id string) (tmux
 // ---- rename_session
 
 type renameSessionIn struct {
-	NewName     string  `json:"new_name" jsonschema:"No ':' or '.'"`
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
+	NewName string `json:"new_name" jsonschema:"No ':' or '.'"`
+	SessionTarget
 	Socket
 }
 
@@ -124,8 +123,7 @@ type selectWindowIn struct {
 	WindowID    *string `json:"window_id,omitempty"`
 	WindowIndex *string `json:"window_index,omitempty"`
 	Direction   *string `json:"direction,omitempty" jsonschema:"last: the previous current window"`
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
+	SessionTarget
 	Socket
 }
 
@@ -143,7 +141,7 @@ func selectWindow(ctx context.Context, c *Call, in *selectWindowIn) (tmux.Window
 	var sessionID string
 	var args []string
 	if in.WindowID != nil || in.WindowIndex != nil {
-		w, err := resolveWindowIn(snap, WindowTarget{WindowID: in.WindowID, WindowIndex: in.WindowIndex, SessionName: in.SessionName, SessionID: in.SessionID})
+		w, err := resolveWindowIn(snap, WindowTarget{WindowID: in.WindowID, WindowIndex: in.WindowIndex, SessionTarget: in.SessionTarget})
 		if err != nil {
 			return tmux.Window{}, err
 		}
