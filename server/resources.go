@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -31,7 +32,7 @@ func (rs *readState) close() {
 	rs.live.CloseAll()
 }
 
-// The resource templates of tools.md; get_pane_content is seed 001, verbatim.
+// The resource templates of tools.md; get_pane_content is seed 001, verbatim (server/seeds).
 var resourceTemplates = []*mcp.ResourceTemplate{
 	{
 		Name: "get_sessions", Title: "All Sessions", MIMEType: "application/json",
@@ -58,12 +59,7 @@ var resourceTemplates = []*mcp.ResourceTemplate{
 		URITemplate: "tmux://panes/{pane_id}{?socket_name}",
 		Description: "One tmux pane (pane_id such as %1, raw or percent-encoded as %251) as JSON: geometry, command, path, flags, is_caller, is_watched.",
 	},
-	{
-		Meta: mcp.Meta{"fastmcp": map[string]any{"tags": []any{}}},
-		Name: "get_pane_content", Title: "Pane Content", MIMEType: "text/plain",
-		URITemplate: "tmux://panes/{pane_id}/content{?socket_name}",
-		Description: "Capture and return the content of a pane.\n\nParameters\n----------\npane_id : str\n    The pane ID (e.g. '%1').\nsocket_name : str, optional\n    tmux socket name. Defaults to LIBTMUX_SOCKET env var.\n\nReturns\n-------\nstr\n    Plain text captured pane content (MIME: ``text/plain``).",
-	},
+	seeds.Template("get_pane_content"),
 }
 
 // addResources registers the resource templates, and a middleware that lets raw pane ids

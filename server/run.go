@@ -20,10 +20,7 @@ import (
 // on the runner engine (engine.md §3).
 func runTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSEED, Blocking: true,
-			Description: runShellDescription,
-			InputJSON:   runShellInputSchema, StrictInputJSON: strictSchema(runShellInputSchema),
-			OutputJSON: runShellOutputSchema},
+		define(strictSeed(seeded(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSEED, Blocking: true})),
 			runShellCommand),
 		runCommandTool(true),
 		waitForRunTool(),
@@ -38,8 +35,14 @@ const (
 	maxRunOutput = maxRunText - 4096
 )
 
-// strictSchema returns a seed's input schema with additionalProperties false, for validation:
-// an unknown argument is then refused, while tools/list still advertises the seed verbatim.
+// strictSeed validates a seeded tool's arguments with its input schema and additionalProperties
+// false: an unknown argument is then refused, while tools/list still advertises the seed verbatim.
+func strictSeed(sp spec) spec {
+	sp.StrictInputJSON = strictSchema(sp.InputJSON)
+	return sp
+}
+
+// strictSchema returns a schema with additionalProperties false.
 func strictSchema(js string) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(js), &m); err != nil {

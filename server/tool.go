@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 )
 
 // Annotations are a tool's MCP hints.
@@ -399,4 +400,13 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, msg string
 // hasProgressToken reports whether the client asked for progress notifications.
 func (c *Call) hasProgressToken() bool {
 	return c.req != nil && c.req.Session != nil && c.req.Params != nil && c.req.Params.GetProgressToken() != nil
+}
+
+// seeded fills a seeded tool's spec from its seed (server/seeds): the description and the exact
+// input and output schemas (none when the seed advertises none).
+func seeded(sp spec) spec {
+	sd := seeds.ToolNamed(sp.Name)
+	sp.Description, sp.InputJSON, sp.OutputJSON = sd.Description, string(sd.InputSchema), string(sd.OutputSchema)
+	sp.NoOutputSchema = sd.OutputSchema == nil
+	return sp
 }
