@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -80,20 +79,7 @@ type Tool struct {
 	variant func(o *Options) *Tool
 	// hostsNote is spec.HostsNote.
 	hostsNote string
-	// lastArgs remembers the last arguments that passed validation, with defaults applied:
-	// agents repeat the same call (list_sessions with {}, a capture of the same pane), and
-	// validating is most of a cheap call's own CPU time.
-	lastArgs atomic.Pointer[checkedArgs]
 }
-
-// checkedArgs pairs raw arguments with their validated form (defaults applied).
-type checkedArgs struct {
-	raw     string
-	checked []byte
-}
-
-// maxRememberedArgs bounds the arguments Tool.lastArgs keeps (send_keys text can be large).
-const maxRememberedArgs = 1024
 
 // spec declares a tool; define turns it and a typed handler into a Tool.
 type spec struct {
@@ -271,10 +257,9 @@ func mustSchema(name, js string) *jsonschema.Schema {
 }
 
 // decode validates raw arguments against the tool's schema, applies defaults and fills args.
+// (Remembering the last valid arguments, so that a repeat skipped validation, saved 19 µs of
+// the 20 µs list_sessions' {} takes here, of a call of 0.3 ms in-process: it went.)
 func (t *Tool) decode(raw json.RawMessage, args any) error {
-	if last := t.lastArgs.Load(); last != nil && last.raw == string(raw) {
-		return t.unmarshalChecked(last.checked, args)
-	}
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -311,15 +296,7 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	if err := json.Unmarshal(b, args); err != nil {
 		return t.unfitValue(v.Schema(), m, err)
 	}
-	if len(raw) <= maxRememberedArgs {
-		t.lastArgs.Store(&checkedArgs{raw: string(raw), checked: b})
-	}
 	return nil
-}
-
-// unmarshalChecked fills args from arguments that passed validation before.
-func (t *Tool) unmarshalChecked(b []byte, args any) error {
-	return json.Unmarshal(b, args)
 }
 
 func (t *Tool) argList() string {

@@ -121,7 +121,7 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		defer restore()
 	}
 	// Start-up is mostly garbage (see pauseGC): over stdio the collector resumes once the first
-	// request is answered and the tools are registered, anywhere else once the server is built.
+	// request is answered, anywhere else once the server is built.
 	resumeGC := sync.OnceFunc(pauseGC())
 	defer resumeGC()
 	srv, err := server.New(opts)
@@ -153,12 +153,8 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp speaks MCP (JSON-RPC) on stdin: add it to an MCP client rather than typing here; `tmux-mcp --help` shows the subcommands (Ctrl-D quits).")
 	}
 	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP on stdio; socket: %s; safety tier: %s\n", version(), st.socketLabel(), opts.Safety)
-	answered := sync.OnceFunc(func() {
-		go func() {
-			<-srv.Registered()
-			resumeGC()
-		}()
-	})
+	// In a goroutine: the middleware runs before the reply is written.
+	answered := sync.OnceFunc(func() { go resumeGC() })
 	srv.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			defer answered()
