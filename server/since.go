@@ -38,25 +38,33 @@ type CaptureSinceOut struct {
 // errNoStream is wrapped into the errors of reads that need a live stream.
 var errNoStream = errors.New("no live stream of the pane could be opened")
 
+const freshCursorHint = "Call capture_since without a cursor to get a fresh one."
+
 // cursorError explains a cursor that cannot be used.
-func cursorError(err error) error {
-	return fail("Call capture_since without a cursor to get a fresh one.", "cursor: %v", err)
+func cursorError(err error) error { return fail(freshCursorHint, "cursor: %v", err) }
+
+// cursorTarget decodes a cursor argument (nil: none), refusing a bad one with hint. Alone, a
+// cursor names its pane: with no target argument the result is the target of its pane.
+func cursorTarget(arg *string, pt PaneTarget, hint string) (*cursor.Cursor, PaneTarget, error) {
+	if arg == nil {
+		return nil, pt, nil
+	}
+	cur, err := cursor.Decode(*arg)
+	if err != nil {
+		return nil, pt, fail(hint, "cursor: %v", err)
+	}
+	if pt.PaneID == nil && pt.WindowID == nil && pt.SessionID == nil && pt.SessionName == nil {
+		id := cur.PaneID()
+		pt.PaneID = &id
+	}
+	return &cur, pt, nil
 }
 
 func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinceOut, error) {
 	start := time.Now()
-	var cur *cursor.Cursor
-	if in.Cursor != nil {
-		k, err := cursor.Decode(*in.Cursor)
-		if err != nil {
-			return CaptureSinceOut{}, cursorError(err)
-		}
-		cur = &k
-	}
-	target := in.PaneTarget
-	if cur != nil && target.PaneID == nil && target.WindowID == nil && target.SessionID == nil && target.SessionName == nil {
-		id := cur.PaneID()
-		target.PaneID = &id
+	cur, target, err := cursorTarget(in.Cursor, in.PaneTarget, freshCursorHint)
+	if err != nil {
+		return CaptureSinceOut{}, err
 	}
 	t, err := c.pane(ctx, target, in.SocketName)
 	if err != nil {
