@@ -456,6 +456,22 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	if err != nil {
 		return res, nil // no server: nothing to offer
 	}
+	all := completions(snap, name, p.Argument.Value, args)
+	res.Completion.Total = len(all)
+	if len(all) > maxCompletions {
+		all = all[:maxCompletions]
+		res.Completion.HasMore = true
+	}
+	if all != nil {
+		res.Completion.Values = all
+	}
+	return res, nil
+}
+
+// completions lists the values of argument name that start with prefix, in snap: pane ids (raw
+// or percent-encoded prefixes), session names, or window indexes (of args' session_name, when
+// given), each once, in order.
+func completions(snap *tmux.Snapshot, name, prefix string, args map[string]string) []string {
 	var all []string
 	seen := map[string]bool{}
 	add := func(v string) {
@@ -464,7 +480,6 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 			all = append(all, v)
 		}
 	}
-	prefix := p.Argument.Value
 	switch name {
 	case "pane_id":
 		raw := prefix
@@ -503,13 +518,5 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 			all = append(all, strconv.Itoa(i))
 		}
 	}
-	res.Completion.Total = len(all)
-	if len(all) > maxCompletions {
-		all = all[:maxCompletions]
-		res.Completion.HasMore = true
-	}
-	if all != nil {
-		res.Completion.Values = all
-	}
-	return res, nil
+	return all
 }
