@@ -70,6 +70,9 @@ type Tool struct {
 	// schemas_gen.go was last generated; inferHosts builds them with the host-only
 	// properties that infer leaves out (see withHosts).
 	infer, inferHosts func() (in, strict, out *jsonschema.Schema)
+	// fullOutput is the output schema reflection infers from the result type, in full (nil
+	// for a seed's or none): what the advertised one shortens, and what tests hold results to.
+	fullOutput func() *jsonschema.Schema
 	// seedIn and seedOut say the input or output schema is a seed's exact text, which is
 	// advertised as is rather than generated.
 	seedIn, seedOut bool
@@ -135,6 +138,16 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (
 	}
 	t.infer = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp, false) }
 	t.inferHosts = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp, true) }
+	t.fullOutput = func() *jsonschema.Schema {
+		if sp.OutputJSON != "" || sp.NoOutputSchema {
+			return nil
+		}
+		full, err := jsonschema.For[Out](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", sp.Name, err))
+		}
+		return full
+	}
 	t.seedIn, t.seedOut = sp.InputJSON != "", sp.OutputJSON != ""
 	g, ok := generatedSchemas[t.key]
 	if !ok {
