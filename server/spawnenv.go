@@ -1,7 +1,8 @@
 package server
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -44,13 +45,8 @@ func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 			env["HISTCONTROL"] = hc + "ignorespace"
 		}
 	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var args []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		args = append(args, "-e", k+"="+env[k])
 	}
 	return args, nil

@@ -14,39 +14,38 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
-// privateServer starts a tmux server of its own (its socket in dir, no configuration file,
-// HOME in dir) with one session, demo, running sh, and returns a handle on it. kill ends that
-// server only.
-func privateServer(dir string) (ts *tmux.Server, kill func(), err error) {
+// privateServer starts a tmux server of its own (its socket in a new temp directory, no
+// configuration file, HOME there too) with one session, demo, running sh, and returns a handle
+// on it and the directory. done ends that server only, and removes the directory.
+func privateServer() (ts *tmux.Server, dir string, done func(), err error) {
+	if dir, err = os.MkdirTemp("", "tmux"); err != nil {
+		return nil, "", nil, err
+	}
 	sock := filepath.Join(dir, "sock")
 	env := append(os.Environ(), "HOME="+dir, "TMUX=", "ENV=", "PS1=$ ")
 	start := exec.Command("tmux", "-S", sock, "-f", os.DevNull, "new-session", "-d", "-s", "demo", "-x", "80", "-y", "24", "sh")
 	start.Env = env
 	if out, err := start.CombinedOutput(); err != nil {
-		return nil, nil, fmt.Errorf("starting tmux: %v: %s", err, out)
+		os.RemoveAll(dir)
+		return nil, "", nil, fmt.Errorf("starting tmux: %v: %s", err, out)
 	}
 	ts = tmux.NewServer(tmux.Config{SocketPath: sock, Env: env})
-	return ts, func() {
+	return ts, dir, func() {
 		ts.Spawn(context.Background(), nil, "kill-server")
 		ts.Close()
+		os.RemoveAll(dir)
 	}, nil
 }
 
 // Example reads a private server's sessions, windows and panes in one snapshot, changes it with
 // a command list (one instant for tmux), and asks tmux to expand a format.
 func Example() {
-	dir, err := os.MkdirTemp("", "tmux")
+	ts, _, done, err := privateServer()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer os.RemoveAll(dir)
-	ts, kill, err := privateServer(dir)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer kill()
+	defer done()
 	ctx := context.Background()
 
 	if _, err := ts.Exec(ctx, []string{"rename-window", "-t", "demo", "editor"}, []string{"split-window", "-d", "-t", "demo", "sh"}); err != nil {
@@ -76,18 +75,12 @@ func Example() {
 // pane's live output, as tmux sends it, until the run's end marker: no polling, the stream
 // wakes the reader. The status and output come out of the markers.
 func ExampleServer_WatchPane() {
-	dir, err := os.MkdirTemp("", "tmux")
+	ts, dir, done, err := privateServer()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer os.RemoveAll(dir)
-	ts, kill, err := privateServer(dir)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer kill()
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	snap, err := ts.Snapshot(ctx, tmux.WithPanes)

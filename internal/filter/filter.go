@@ -6,9 +6,9 @@ package filter
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -31,13 +31,8 @@ func Parse(m map[string]any, model any) ([]Filter, error) {
 		return nil, nil
 	}
 	fields := jsonFields(model)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []Filter
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		field, op, hasOp := strings.Cut(k, "__")
 		if !hasOp {
 			op = "exact"
@@ -91,12 +86,7 @@ func jsonFields(model any) []string {
 	b, _ := json.Marshal(model)
 	var m map[string]any
 	json.Unmarshal(b, &m)
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // Match applies the filters to one record (all must hold).
