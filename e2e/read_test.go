@@ -14,20 +14,21 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 )
 
-// seedJSON reads a seed document copied into testdata/seeds (see its README).
-func seedJSON(t *testing.T, name string) any {
+// seedJSON is a seed's JSON (server/seeds) in its generic form, or its value at key ("" for
+// all of it).
+func seedJSON(t *testing.T, name, key string) any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "seeds", name))
-	if err != nil {
-		t.Fatal(err)
+	var v map[string]any
+	if err := json.Unmarshal(seeds.JSON(name), &v); err != nil {
+		t.Fatalf("seed %s: %v", name, err)
 	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: %v", name, err)
+	if key == "" {
+		return v
 	}
-	return v
+	return v[key]
 }
 
 // asJSON turns any value into its generic JSON form for comparison.
@@ -54,32 +55,27 @@ func listTools(t *testing.T, c *Client) map[string]*mcp.Tool {
 	return got
 }
 
-// TestSeededToolSchemas: every testdata/seeds/<tool>.input.json and <tool>.output.json equals
-// what tools/list advertises, as JSON; the seeds' annotations are SEED.
+// TestSeededToolSchemas: every seeded tool (server/seeds) is advertised with its seed's
+// description and exact input and output schemas, as JSON; the seeds' annotations are SEED.
 func TestSeededToolSchemas(t *testing.T) {
 	c := start(t)
 	tools := listTools(t, c)
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "seeds", "*.json"))
 	checked := map[string]bool{}
-	for _, f := range files {
-		base := filepath.Base(f)
-		name, kind, ok := strings.Cut(strings.TrimSuffix(base, ".json"), ".")
-		if !ok || (kind != "input" && kind != "output") {
-			continue
-		}
+	for _, name := range seeds.Names() {
 		tool, offered := tools[name]
 		if !offered {
-			continue // another group's seed, not built on this branch
+			continue // a resource template's seed
 		}
 		checked[name] = true
-		want := seedJSON(t, base)
-		got := asJSON(t, tool.InputSchema)
-		if kind == "output" {
-			got = asJSON(t, tool.OutputSchema)
+		if got, want := tool.Description, seedJSON(t, name, "description"); got != want {
+			t.Errorf("%s: description differs from its seed:\n got %q\nwant %q", name, got, want)
 		}
-		if !reflect.DeepEqual(got, want) {
-			gb, _ := json.MarshalIndent(got, "", "  ")
-			t.Errorf("%s %s schema differs from its seed:\n%s", name, kind, gb)
+		for kind, got := range map[string]any{"inputSchema": tool.InputSchema, "outputSchema": tool.OutputSchema} {
+			want := seedJSON(t, name, kind)
+			if g := asJSON(t, got); !reflect.DeepEqual(g, want) {
+				gb, _ := json.MarshalIndent(g, "", "  ")
+				t.Errorf("%s %s differs from its seed:\n%s", name, kind, gb)
+			}
 		}
 	}
 	for _, name := range []string{"snapshot_pane", "pipe_pane"} {

@@ -102,7 +102,7 @@ func TestResourceTemplates(t *testing.T) {
 		}
 		got[tpl.Name] = tpl
 	}
-	seed := seedJSON(t, "get_pane_content.template.json")
+	seed := seedJSON(t, "get_pane_content", "")
 	if g := asJSON(t, got["get_pane_content"]); !reflect.DeepEqual(g, seed) {
 		b, _ := json.MarshalIndent(g, "", "  ")
 		t.Errorf("get_pane_content differs from seed 001:\n%s", b)

@@ -90,26 +90,12 @@ func TestRunShellCommandSeedContract(t *testing.T) {
 	if tool == nil {
 		t.Fatal("run_shell_command is not offered")
 	}
-	sameJSON := func(what string, got any, file string) {
-		t.Helper()
-		want, err := os.ReadFile("../testdata/seeds/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var g, w any
-		b, _ := json.Marshal(got)
-		if err := json.Unmarshal(b, &g); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(want, &w); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(g, w) {
-			t.Errorf("%s differs from the seed:\n got %s\nwant %s", what, b, want)
+	for kind, got := range map[string]any{"inputSchema": tool.InputSchema, "outputSchema": tool.OutputSchema} {
+		if g, w := asJSON(t, got), seedJSON(t, "run_shell_command", kind); !reflect.DeepEqual(g, w) {
+			b, _ := json.Marshal(got)
+			t.Errorf("%s differs from the seed:\n got %s", kind, b)
 		}
 	}
-	sameJSON("input schema", tool.InputSchema, "run_shell_command.input.json")
-	sameJSON("output schema", tool.OutputSchema, "run_shell_command.output.json")
 	// The seed's annotations: readOnly false, destructive true, idempotent false, openWorld true.
 	// (The SDK omits false readOnlyHint and idempotentHint on the wire; false is their default.)
 	a := tool.Annotations

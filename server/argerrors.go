@@ -173,8 +173,8 @@ func describeKind(raw []byte) string {
 // notAnObject is the error for arguments that are not a JSON object ([] or "str" or 42).
 func (t *Tool) notAnObject(raw []byte) *toolError {
 	return &toolError{
-		msg:  fmt.Sprintf("%s: the arguments are %s, not an object of named arguments", t.Name, describeKind(raw)),
-		hint: fmt.Sprintf("Pass an object such as {\"name\": value}; %s takes: %s.", t.Name, t.argList()),
+		Msg:  fmt.Sprintf("%s: the arguments are %s, not an object of named arguments", t.Name, describeKind(raw)),
+		Hint: fmt.Sprintf("Pass an object such as {\"name\": value}; %s takes: %s.", t.Name, t.argList()),
 	}
 }
 
@@ -187,8 +187,8 @@ func (t *Tool) invalidArgument(root *jsonschema.Schema, args map[string]any, err
 	for _, name := range root.Required {
 		if _, ok := args[name]; !ok {
 			return &toolError{
-				msg:  fmt.Sprintf("%s needs the argument %s (%s)", t.Name, name, describeSchema(root.Properties[name])),
-				hint: fmt.Sprintf("Pass %s; %s takes: %s.", name, t.Name, t.argList()),
+				Msg:  fmt.Sprintf("%s needs the argument %s (%s)", t.Name, name, describeSchema(root.Properties[name])),
+				Hint: fmt.Sprintf("Pass %s; %s takes: %s.", name, t.Name, t.argList()),
 			}
 		}
 	}
@@ -198,8 +198,8 @@ func (t *Tool) invalidArgument(root *jsonschema.Schema, args map[string]any, err
 	}
 	if name == "" {
 		return &toolError{
-			msg:  fmt.Sprintf("invalid arguments for %s", t.Name),
-			hint: fmt.Sprintf("Check each argument's type and form in the input schema of %s (tools/list); it takes: %s.", t.Name, t.argList()),
+			Msg:  fmt.Sprintf("invalid arguments for %s", t.Name),
+			Hint: fmt.Sprintf("Check each argument's type and form in the input schema of %s (tools/list); it takes: %s.", t.Name, t.argList()),
 		}
 	}
 	why := ""
@@ -299,8 +299,8 @@ func (t *Tool) badValue(root *jsonschema.Schema, name, got, why string) *toolErr
 		omit = ""
 	}
 	return &toolError{
-		msg:  fmt.Sprintf("invalid arguments for %s: %s got %s%s; it takes %s", t.Name, name, got, why, want),
-		hint: fmt.Sprintf("Pass %s as %s%s (the input schema of %s in tools/list shows every argument).", name, want, omit, t.Name),
+		Msg:  fmt.Sprintf("invalid arguments for %s: %s got %s%s; it takes %s", t.Name, name, got, why, want),
+		Hint: fmt.Sprintf("Pass %s as %s%s (the input schema of %s in tools/list shows every argument).", name, want, omit, t.Name),
 	}
 }
 
@@ -315,8 +315,8 @@ func (t *Tool) unfitValue(root *jsonschema.Schema, args map[string]any, err erro
 		}
 	}
 	return &toolError{
-		msg:  fmt.Sprintf("invalid arguments for %s: a value is out of range or of the wrong kind", t.Name),
-		hint: fmt.Sprintf("Check each argument's type and range in the input schema of %s (tools/list).", t.Name),
+		Msg:  fmt.Sprintf("invalid arguments for %s: a value is out of range or of the wrong kind", t.Name),
+		Hint: fmt.Sprintf("Check each argument's type and range in the input schema of %s (tools/list).", t.Name),
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -22,7 +23,10 @@ var annBatch = Annotations{Destructive: true, OpenWorld: true}
 // batchTools: call_*_tools_batch, one per tier.
 func batchTools() []*Tool {
 	mk := func(tier policy.Tier, ann Annotations, desc string) *Tool {
+		// A batch belongs to the toolsets of the tools it may call (the read-only and the
+		// destructive one by their tier).
 		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
+			Toolsets: []string{policy.Manage, policy.Execute}, Batch: true,
 			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch or blocking (run_*, wait_for_*) tools. Rows keep structured_content while the result fits 1 MB.",
 			Input:       batchSchema},
 			batchRunner(tier))
@@ -85,12 +89,10 @@ type batchRow struct {
 }
 
 type batchOut struct {
-	Results                []batchRow `json:"results"`
-	Succeeded              int        `json:"succeeded"`
-	Failed                 int        `json:"failed"`
-	StoppedAt              *int       `json:"stopped_at" jsonschema:"index of the failed call that halted the batch (on_error=stop); null when every call ran"`
-	ResponseTruncated      bool       `json:"response_truncated"`
-	ResponseTruncatedBytes int        `json:"response_truncated_bytes"`
+	Results []batchRow `json:"results"`
+	batchTally
+	ResponseTruncated      bool `json:"response_truncated"`
+	ResponseTruncatedBytes int  `json:"response_truncated_bytes"`
 }
 
 func batchRunner(tier policy.Tier) func(ctx context.Context, c *Call, in *batchIn) (batchOut, error) {
@@ -98,29 +100,65 @@ func batchRunner(tier policy.Tier) func(ctx context.Context, c *Call, in *batchI
 		if len(in.Operations) == 0 || len(in.Operations) > maxBatchOps {
 			return batchOut{}, fail("Pass 1 to 1000 operations of {tool, arguments}.", "operations holds %d calls", len(in.Operations))
 		}
-		out := batchOut{Results: make([]batchRow, 0, len(in.Operations))}
-		for i, op := range in.Operations {
+		var out batchOut
+		out.Results, out.batchTally, _ = runBatch(len(in.Operations), in.OnError, func(i int) (batchRow, bool, error) {
 			if ctx.Err() != nil {
-				idx := i
-				out.StoppedAt = &idx
-				break
+				return batchRow{}, false, errStopBatch
 			}
-			row := c.batchCall(ctx, tier, i, op)
-			out.Results = append(out.Results, row)
-			if row.Success {
-				out.Succeeded++
-				continue
-			}
-			out.Failed++
-			if in.OnError != "continue" {
-				idx := i
-				out.StoppedAt = &idx
-				break
-			}
-		}
+			row := c.batchCall(ctx, tier, i, in.Operations[i])
+			return row, row.Success, nil
+		})
 		fitBatch(&out)
 		return out, nil
 	}
+}
+
+// ---- the batch engine
+
+// batchTally counts a batch's operations.
+type batchTally struct {
+	Succeeded int  `json:"succeeded"`
+	Failed    int  `json:"failed"`
+	StoppedAt *int `json:"stopped_at" jsonschema:"index of the operation the batch stopped at: the failed one (on_error=stop), or the first one not run when the call was cancelled; null when every operation ran"`
+}
+
+// errStopBatch, from an operation, ends the batch before it (the call was cancelled):
+// stopped_at names it, and it has no row.
+var errStopBatch = errors.New("the batch stopped")
+
+// runBatch is the engine of the batch tools (call_*_tools_batch, send_keys_batch): it runs n
+// operations in order with do, which returns an operation's row and whether it succeeded,
+// counts them, and stops after the first failure unless onError is "continue". do ends the
+// batch before an operation with errStopBatch, and the whole call with another error.
+func runBatch[Row any](n int, onError string, do func(i int) (Row, bool, error)) ([]Row, batchTally, error) {
+	rows := make([]Row, 0, n)
+	var t batchTally
+	for i := range n {
+		row, ok, err := do(i)
+		if errors.Is(err, errStopBatch) {
+			t.StoppedAt = &i
+			break
+		}
+		if err != nil {
+			return nil, batchTally{}, err
+		}
+		rows = append(rows, row)
+		if ok {
+			t.Succeeded++
+			continue
+		}
+		t.Failed++
+		if onError != "continue" {
+			t.StoppedAt = &i
+			break
+		}
+	}
+	return rows, t, nil
+}
+
+// elapsedSince is the seconds since start, to the microsecond, as batch rows report them.
+func elapsedSince(start time.Time) float64 {
+	return math.Round(time.Since(start).Seconds()*1e6) / 1e6
 }
 
 // batchCall runs one operation as a direct call would run, or explains why it may not run.
@@ -138,9 +176,9 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 			"tool %q is not offered by this server: %s", op.Tool, c.srv.hidden[op.Tool]))
 	case !ok:
 		return failRow(fail("Offered tools: "+c.srv.offeredList()+".", "unknown tool %q", truncate(op.Tool, 80)))
-	case strings.HasSuffix(t.Name, "_tools_batch"):
+	case t.Batch:
 		return failRow(fail("Put the operations of both batches into one batch.", "batch tools cannot call batch tools (%s)", t.Name))
-	case t.Blocking || strings.HasPrefix(t.Name, "run_") || strings.HasPrefix(t.Name, "wait_for_"):
+	case t.Blocking:
 		return failRow(fail("Call "+t.Name+" directly: it waits on its own ceiling, which a batch cannot bound.", "%s blocks and cannot run in a batch", t.Name))
 	case t.Tier > tier:
 		return failRow(fail(fmt.Sprintf("Use %s for %s tools (when the server offers it).", batchName(t.Tier), t.Tier),
@@ -157,7 +195,7 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 	start := time.Now()
 	sub := &Call{srv: c.srv, req: c.req, Tool: t}
 	res := sub.run(ctx, raw)
-	row.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1e6) / 1e6
+	row.ElapsedSeconds = elapsedSince(start)
 	if res.IsError {
 		var b strings.Builder
 		for _, ct := range res.Content {

@@ -62,3 +62,16 @@ func newTestServer(tb testing.TB, tier policy.Tier) (*Server, *testtmux.Server, 
 	tb.Cleanup(s.Close)
 	return s, tmx, pane
 }
+
+// BenchmarkNew measures building a server at the default tier, its tools registered with the
+// go-sdk (a process pays it once, with colder caches).
+func BenchmarkNew(b *testing.B) {
+	opts := Options{SocketPath: "/nonexistent/tmux-mcp-bench", Env: []string{}, SuppressHistory: true}
+	for b.Loop() {
+		s, err := New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

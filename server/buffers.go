@@ -16,11 +16,11 @@ import (
 // no tool lists or reads them.
 func bufferTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "load_buffer", Title: "Load tmux Buffer", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "load_buffer", Title: "Load tmux Buffer", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annSHELL,
 			Description: "Store text in a new private tmux buffer and return its name, for paste_buffer. Deleted when this server exits.",
 			Input:       edits(pattern("logical_name", logicalNamePattern))},
 			loadBuffer),
-		define(spec{Name: "paste_buffer", Title: "Paste tmux Buffer", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "paste_buffer", Title: "Paste tmux Buffer", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Paste a load_buffer buffer into a pane as if typed (bracketed by default); the buffer is kept.",
 			Input:       edits(def("bracket", true))},
 			pasteBuffer),
@@ -28,7 +28,7 @@ func bufferTools() []*Tool {
 			Description: "Read a load_buffer buffer (its tail beyond max_lines or 1 MB).",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1))},
 			showBuffer),
-		define(spec{Name: "delete_buffer", Title: "Delete tmux Buffer", Tier: policy.Mutating, Ann: annMUT,
+		define(spec{Name: "delete_buffer", Title: "Delete tmux Buffer", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Delete a load_buffer buffer."},
 			deleteBuffer),
 	}

@@ -15,7 +15,8 @@ var catalog = sync.OnceValue(func() []*Tool {
 		waitTools(),      // wait.go: wait_for_text, wait_for_channel, signal_channel
 		pipeTools(),      // pipe.go: pipe_pane
 		recordTools(),    // record.go: start_recording, stop_recording, list_recordings
-		lifecycleTools(), // lifecycle.go: select/swap/resize/kill/rename/layout/copy mode/respawn
+		paneTools(),      // panes.go: select/swap/resize/title/clear/copy mode/respawn/kill panes
+		windowTools(),    // windows.go: rename/select/layout/resize/move/kill windows and sessions, kill_server
 		optionTools(),    // options.go: options, environment, hooks
 		bufferTools(),    // buffers.go
 		batchTools(),     // batch.go

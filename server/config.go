@@ -1,7 +1,10 @@
 package server
 
 import (
-	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -32,6 +35,10 @@ type Options struct {
 	DefaultHost       string
 	SSHConfig         string        // LIBTMUX_MCP_SSH_CONFIG: ssh -F file; "" for the user's ~/.ssh/config
 	SSHConnectTimeout time.Duration // LIBTMUX_MCP_SSH_CONNECT_TIMEOUT; ssh.DefaultConnectTimeout when 0
+	// Logger receives the go-sdk's own warnings and errors (a failed notification, a session
+	// that ended with an error); nil: a text log of warnings and errors on stderr. The audit
+	// log (Audit) is separate.
+	Logger *slog.Logger
 }
 
 // Wait ceiling bounds.
@@ -42,6 +49,9 @@ const (
 )
 
 func (o *Options) normalize() error {
+	if o.Logger == nil {
+		o.Logger = WarningLog(os.Stderr)
+	}
 	switch {
 	case o.WaitMax == 0:
 		o.WaitMax = DefaultWait
@@ -50,15 +60,13 @@ func (o *Options) normalize() error {
 	case o.WaitMax > MaxWait:
 		o.WaitMax = MaxWait
 	}
-	for _, name := range o.Tools {
-		if !knownTool(name) {
-			return fmt.Errorf("LIBTMUX_MCP_TOOLS names %q, which is not a tool; run `tmux-mcp tools` for the list", name)
-		}
+	if err := o.offer().CheckTools(knownTool); err != nil {
+		return err
 	}
 	if err := o.checkHosts(); err != nil {
 		return err
 	}
-	return o.checkToolsets()
+	return o.offer().CheckSets(knownTool)
 }
 
 // clampWait applies the wait ceiling to a requested duration; it never refuses.
@@ -67,4 +75,19 @@ func (s *Server) clampWait(d time.Duration) time.Duration {
 		return s.opts.WaitMax
 	}
 	return d
+}
+
+func seconds(s float64) time.Duration {
+	if s <= 0 || math.IsNaN(s) {
+		return 0
+	}
+	if s > MaxWait.Seconds() {
+		return MaxWait
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// WarningLog is a text log of warnings and errors on w, for Options.Logger.
+func WarningLog(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -4,24 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// toolError is a failure shown to the client as "<what went wrong>\n\n<what to do instead>".
-type toolError struct{ msg, hint string }
-
-func (e *toolError) Error() string {
-	if e.hint == "" {
-		return e.msg
-	}
-	return e.msg + "\n\n" + e.hint
-}
+// toolError is a failure shown to the client as "<what went wrong>\n\n<what to do instead>";
+// the packages that check input (tmux/keys, internal/filter, policy) return the same type.
+type toolError = hint.Error
 
 // fail builds a tool error from a hint and a formatted message.
-func fail(hint, format string, args ...any) error {
-	return &toolError{msg: fmt.Sprintf(format, args...), hint: hint}
-}
+func fail(h, format string, args ...any) error { return hint.New(h, format, args...) }
+
+// truncate cuts a value the client sent to n bytes for quoting in a message.
+func truncate(s string, n int) string { return hint.Truncate(s, n) }
 
 // describe turns an engine error into a message and a hint.
 func describe(err error) *toolError {
@@ -31,27 +28,27 @@ func describe(err error) *toolError {
 	}
 	msg := err.Error()
 	if he := (*tmux.HostError)(nil); errors.As(err, &he) {
-		return &toolError{msg, hostHint(he)}
+		return &toolError{Msg: msg, Hint: hostHint(he)}
 	}
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
-		return &toolError{msg, "Install tmux 3.2a or newer, or point LIBTMUX_TMUX_BIN (--tmux-bin) at it."}
+		return &toolError{Msg: msg, Hint: "Install tmux 3.2a or newer, or point LIBTMUX_TMUX_BIN (--tmux-bin) at it."}
 	case errors.Is(err, tmux.ErrServerNotRunning):
-		return &toolError{msg, "Start one with create_session, or pass the socket_name of a running server (list_servers shows them)."}
+		return &toolError{Msg: msg, Hint: "Start one with create_session, or pass the socket_name of a running server (list_servers shows them)."}
 	case errors.Is(err, tmux.ErrTimeout):
-		return &toolError{msg, "tmux may be stopped or overloaded; check it (tmux-mcp doctor) and try again."}
+		return &toolError{Msg: msg, Hint: "tmux may be stopped or overloaded; check it (tmux-mcp doctor) and try again."}
 	case errors.Is(err, tmux.ErrServerRestarted):
-		return &toolError{msg, "Ids, cursors and streams of the old server are void; list again (list_panes) and start over."}
+		return &toolError{Msg: msg, Hint: "Ids, cursors and streams of the old server are void; list again (list_panes) and start over."}
 	case errors.Is(err, tmux.ErrNotFound):
-		return &toolError{msg, "List what exists with list_sessions, list_windows or list_panes and use those ids."}
+		return &toolError{Msg: msg, Hint: "List what exists with list_sessions, list_windows or list_panes and use those ids."}
 	case errors.Is(err, context.Canceled):
-		return &toolError{"the call was cancelled", "Call again if you still need it."}
+		return &toolError{Msg: "the call was cancelled", Hint: "Call again if you still need it."}
 	}
 	var ce *tmux.CommandError
 	if errors.As(err, &ce) {
-		return &toolError{msg, "Check the arguments; tmux's message above says what it refused."}
+		return &toolError{Msg: msg, Hint: "Check the arguments; tmux's message above says what it refused."}
 	}
-	return &toolError{msg, ""}
+	return &toolError{Msg: msg}
 }
 
 // hostHint says what to do about a host that could not be used.
@@ -61,4 +58,10 @@ func hostHint(he *tmux.HostError) string {
 		return fmt.Sprintf("Install tmux 3.2a or newer on that host, on the PATH of a non-interactive ssh command (`ssh %s tmux -V` shows what it finds), or use another host.", he.Destination)
 	}
 	return fmt.Sprintf("Check that `ssh -o BatchMode=yes %s true` works from this machine: tmux-mcp never prompts, so the key must be in the agent or ~/.ssh and the host key in known_hosts. Or use another host (list_servers shows them).", he.Destination)
+}
+
+// firstLine is s up to its first line break, for quoting a command in a message.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

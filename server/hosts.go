@@ -128,9 +128,9 @@ func (t *Tool) withHosts(names []string) *Tool {
 		return t
 	}
 	nt := &Tool{
-		Name: t.Name, Title: t.Title, Description: t.Description, Tier: t.Tier, Annotations: t.Annotations, Blocking: t.Blocking,
+		Name: t.Name, Title: t.Title, Description: t.Description, Tier: t.Tier, Annotations: t.Annotations, Toolsets: t.Toolsets, Blocking: t.Blocking, Batch: t.Batch,
 		inputSchema: t.inputSchema, outputSchema: t.outputSchema, validator: t.validator, args: t.args,
-		key: t.key + "/hosts", infer: t.infer, inferHosts: t.inferHosts, seedIn: t.seedIn, seedOut: t.seedOut, call: t.call,
+		key: t.key + "/hosts", infer: t.infer, inferHosts: t.inferHosts, fullOutput: t.fullOutput, seedIn: t.seedIn, seedOut: t.seedOut, call: t.call,
 		hostsNote: t.hostsNote,
 	}
 	if t.hostsNote != "" {

@@ -12,22 +12,25 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux/keys"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
 // inputTools: send_keys, send_keys_batch, paste_text.
 func inputTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Type into a pane: text (then Enter unless enter=false), or space-separated tmux key names (C-c, Escape, Up, BTab, F1...), never both; literal types anything as text. For a command's status and output use run_shell_command; to see output, wait_for_text.",
 			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
-		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Run up to 64 send_keys in order, each with its own target and flags; on_error=stop ends at the first failure (stopped_at). timeout bounds the whole batch.",
 			Input:       edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
 			sendKeysBatch),
-		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Ann: annSHELL,
+		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
 			Description: "Paste text (multi-line, any quotes) into a pane through a private buffer, bracketed when the program asks, so a shell does not run it line by line. Adds no Enter.",
 			Input:       edits(def("bracket", true))},
 			pasteText),
@@ -60,14 +63,8 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool)
 			"pane %s is dead: its program exited, so it cannot take input", p.PaneID)
 	}
 	// When unsure (inside this tmux server, but TMUX_PANE unset), refuse like the other guards.
-	if pl := c.callerPlace(ctx, t.ts, nil); pl.on {
-		switch pl.pane {
-		case p.PaneID:
-			return paneKey{}, false, fail("Pick another pane (list_panes marks this one is_caller: true), or create one with split_window or create_window.",
-				"refusing to type into pane %s: it is the pane this MCP server runs in, so it would type into the client that is talking to this server", p.PaneID)
-		case "":
-			return paneKey{}, false, fail(selfHint, "refusing to type into pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", p.PaneID)
-		}
+	if err := c.callerPlace(ctx, t.ts, nil).GuardInput(p.PaneID); err != nil {
+		return paneKey{}, false, err
 	}
 	id, err := t.ts.Identity(ctx)
 	if err != nil {
@@ -96,8 +93,8 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	}
 	cur := ""
 	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
-		cur = newCursor(k.Daemon, t.pane, e.gen, e.Watch().Offset()).encode()
-		defer c.srv.read.live.release(e)
+		cur = cursor.New(k.Daemon, t.pane, e.Gen(), e.Watch().Offset()).Encode()
+		defer c.srv.read.live.Release(e)
 	}
 	if busy && toRun {
 		return cur, c.srv.state.runs.Input(k, text, send)
@@ -105,34 +102,23 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	return cur, send()
 }
 
-// checkText refuses what a terminal cannot receive or a call should not carry.
-func checkInputText(arg, s string, limit int, hint string) error {
-	if len(s) > limit {
-		return fail(hint, "%s is %d bytes long; at most %d are allowed", arg, len(s), limit)
-	}
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return fail("Remove the NUL bytes: tmux cannot deliver them as typed input.", "%s contains a NUL byte (at byte %d)", arg, i)
-	}
-	return nil
-}
-
 // keysSend is one validated send_keys: what to send and how.
 type keysSend struct {
-	plan     keyPlan
+	plan     keys.Plan
 	enter    bool
 	suppress bool
 }
 
 // prepareKeys validates keys before any target is resolved.
-func prepareKeys(keys string, enter, literal, suppress bool) (keysSend, error) {
-	if err := checkInputText("keys", keys, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
+func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
+	if err := checkInputText("keys", text, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
 		return keysSend{}, err
 	}
-	plan, err := planKeys(keys, literal)
+	plan, err := keys.Parse(text, literal)
 	if err != nil {
 		return keysSend{}, err
 	}
-	if !plan.isKeys() && plan.text == "" && !enter {
+	if !plan.IsKeys() && plan.Text == "" && !enter {
 		return keysSend{}, fail("Pass the text or key names to send in keys, or enter=true to press Enter.", "nothing to send: keys is empty and enter is false")
 	}
 	return keysSend{plan: plan, enter: enter, suppress: suppress}, nil
@@ -140,10 +126,10 @@ func prepareKeys(keys string, enter, literal, suppress bool) (keysSend, error) {
 
 // interruptOnly reports whether the send is only interrupt keys.
 func (s keysSend) interruptOnly() bool {
-	if !s.plan.isKeys() || s.enter {
+	if !s.plan.IsKeys() || s.enter {
 		return false
 	}
-	for _, k := range s.plan.keys {
+	for _, k := range s.plan.Keys {
 		if !interruptKeys[k] {
 			return false
 		}
@@ -152,70 +138,45 @@ func (s keysSend) interruptOnly() bool {
 }
 
 // commands builds the tmux command list (sent as one line: one instant) and the echo inputs.
-func (s keysSend) commands(pane string) ([][]string, []echoInput, string) {
+func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 	var cmds [][]string
-	var echo []echoInput
+	var typed []echo.Input
 	var desc string
-	if s.plan.isKeys() {
-		keys := append([]string{}, s.plan.keys...)
-		for _, k := range keys {
-			echo = append(echo, echoInput{key: k})
+	if s.plan.IsKeys() {
+		names := append([]string{}, s.plan.Keys...)
+		for _, k := range names {
+			typed = append(typed, echo.Input{Key: k})
 		}
 		if s.enter {
-			keys = append(keys, "Enter")
-			echo = append(echo, echoInput{key: "Enter"})
+			names = append(names, "Enter")
+			typed = append(typed, echo.Input{Key: "Enter"})
 		}
-		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, keys...))
-		desc = "keys " + strings.Join(keys, " ")
+		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
+		desc = "keys " + strings.Join(names, " ")
 	} else {
-		text := s.plan.text
+		text := s.plan.Text
 		if s.suppress && text != "" {
 			text = " " + text
 		}
-		cmds = append(cmds, literalCommands(pane, text)...)
-		echo = append(echo, echoInput{text: text})
+		cmds = append(cmds, keys.Literal(pane, text)...)
+		typed = append(typed, echo.Input{Text: text})
 		desc = fmt.Sprintf("text %q", truncate(text, 80))
 		if s.enter {
 			cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
-			echo = append(echo, echoInput{key: "Enter"})
+			typed = append(typed, echo.Input{Key: "Enter"})
 			desc += " + Enter"
 		}
 	}
-	return cmds, echo, desc
-}
-
-// literalCommands types text literally. LF and CR travel as the keys C-j and C-m (the same
-// bytes), so the whole list stays one control-mode line.
-func literalCommands(pane, text string) [][]string {
-	var cmds [][]string
-	for text != "" {
-		i := strings.IndexAny(text, "\r\n")
-		if i < 0 {
-			i = len(text)
-		}
-		if i > 0 {
-			cmds = append(cmds, []string{"send-keys", "-t", pane, "-l", "--", text[:i]})
-		}
-		if i == len(text) {
-			break
-		}
-		key := "C-j"
-		if text[i] == '\r' {
-			key = "C-m"
-		}
-		cmds = append(cmds, []string{"send-keys", "-t", pane, key})
-		text = text[i+1:]
-	}
-	return cmds
+	return cmds, typed, desc
 }
 
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
-	cmds, echo, desc := s.commands(t.pane.PaneID)
+	cmds, typed, desc := s.commands(t.pane.PaneID)
 	text := ""
-	if !s.plan.isKeys() {
-		text = s.plan.text
+	if !s.plan.IsKeys() {
+		text = s.plan.Text
 	}
 	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, text, func() error {
 		id, err := t.ts.Identity(ctx)
@@ -223,7 +184,7 @@ func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (d
 			return err
 		}
 		// Recorded before sending: the echo may come back before Exec returns.
-		c.srv.state.echo.typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, echo, time.Now())
+		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, typed, time.Now())
 		if len(cmds) > 0 {
 			_, err = t.ts.Exec(ctx, cmds...)
 		}
@@ -269,14 +230,11 @@ func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error)
 // ---- send_keys_batch
 
 type keysOperation struct {
-	Keys            string  `json:"keys"`
-	PaneID          *string `json:"pane_id,omitempty"`
-	SessionName     *string `json:"session_name,omitempty"`
-	SessionID       *string `json:"session_id,omitempty"`
-	WindowID        *string `json:"window_id,omitempty"`
-	Enter           *bool   `json:"enter,omitempty"`
-	Literal         *bool   `json:"literal,omitempty"`
-	SuppressHistory *bool   `json:"suppress_history,omitempty"`
+	Keys string `json:"keys"`
+	PaneTarget
+	Enter           *bool `json:"enter,omitempty"`
+	Literal         *bool `json:"literal,omitempty"`
+	SuppressHistory *bool `json:"suppress_history,omitempty"`
 	ToRun
 }
 
@@ -297,10 +255,8 @@ type batchKeysRow struct {
 }
 
 type sendKeysBatchOut struct {
-	Results   []batchKeysRow `json:"results"`
-	Succeeded int            `json:"succeeded"`
-	Failed    int            `json:"failed"`
-	StoppedAt *int           `json:"stopped_at" jsonschema:"index of the failed operation the batch stopped at (on_error=stop); null when it ran to the end"`
+	Results []batchKeysRow `json:"results"`
+	batchTally
 }
 
 // batchOperations makes operations a required array of 1..64 rows with typed flags.
@@ -329,35 +285,33 @@ func sendKeysBatch(ctx context.Context, c *Call, in *sendKeysBatchIn) (sendKeysB
 		bctx, cancel = context.WithTimeout(ctx, seconds(*in.Timeout))
 		defer cancel()
 	}
-	for i, op := range in.Operations {
+	var err error
+	out.Results, out.batchTally, err = runBatch(len(in.Operations), in.OnError, func(i int) (batchKeysRow, bool, error) {
 		start := time.Now()
 		row := batchKeysRow{Index: i}
 		var err error
 		if bctx.Err() != nil && ctx.Err() == nil {
 			err = fail("Raise timeout, or split the batch.", "send_keys_batch exceeded its timeout of %gs before this operation", *in.Timeout)
 		} else {
-			row.PaneID, row.Cursor, err = c.batchSend(bctx, op, in.SocketName)
+			row.PaneID, row.Cursor, err = c.batchSend(bctx, in.Operations[i], in.SocketName)
 			if err != nil && bctx.Err() != nil && ctx.Err() == nil {
 				err = fail("Raise timeout, or split the batch.", "send_keys_batch exceeded its timeout of %gs during this operation (it may or may not have been sent)", *in.Timeout)
 			}
 		}
 		if ctx.Err() != nil {
-			return sendKeysBatchOut{}, ctx.Err()
+			return row, false, ctx.Err()
 		}
-		row.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1e6) / 1e6
+		row.ElapsedSeconds = elapsedSince(start)
 		if err != nil {
 			msg := describe(err).Error()
 			row.Error = &msg
-			out.Failed++
-		} else {
-			row.Success = true
-			out.Succeeded++
+			return row, false, nil
 		}
-		out.Results = append(out.Results, row)
-		if err != nil && in.OnError != "continue" {
-			out.StoppedAt = &row.Index
-			break
-		}
+		row.Success = true
+		return row, true, nil
+	})
+	if err != nil {
+		return sendKeysBatchOut{}, err
 	}
 	return out, nil
 }
@@ -373,7 +327,7 @@ func (c *Call) batchSend(ctx context.Context, op keysOperation, sock *string) (*
 	if err != nil {
 		return nil, "", err
 	}
-	t, err := c.pane(ctx, PaneTarget{PaneID: op.PaneID, SessionName: op.SessionName, SessionID: op.SessionID, WindowID: op.WindowID}, sock)
+	t, err := c.pane(ctx, op.PaneTarget, sock)
 	if err != nil {
 		return nil, "", err
 	}
@@ -441,7 +395,7 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 		if err != nil {
 			return err
 		}
-		c.srv.state.echo.typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, []echoInput{{text: in.Text}}, time.Now())
+		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, []echo.Input{{Text: in.Text}}, time.Now())
 		args := []string{"paste-buffer", "-b", name, "-d"}
 		if in.Bracket {
 			args = append(args, "-p")
@@ -480,10 +434,10 @@ func (c *Call) submit(ctx context.Context, t *target, cur string) (submitted, ch
 	if err != nil {
 		return false, false, fmt.Errorf("%w: %w", errNoStream, err)
 	}
-	defer c.srv.read.live.release(e)
+	defer c.srv.read.live.Release(e)
 	w := e.Watch()
 	off := w.Offset()
-	if k, err := decodeCursor(cur); err == nil && k.Gen == e.gen {
+	if k, err := cursor.Decode(cur); err == nil && k.Gen == e.Gen() {
 		off = k.Offset
 	}
 	off = quietAfter(ctx, w, off, submitQuiet, submitLimit)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -14,8 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/tmux-mcp/tmux-mcp/internal/filter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/format"
@@ -35,7 +33,7 @@ func inventoryTools() []*Tool {
 		define(spec{Name: "get_server_info", Title: "Get tmux Server Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients. Never starts one."},
 			getServerInfo),
-		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Ann: annCREATE,
+		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Create a detached tmux session, starting the server if none runs. Its active_pane_id is ready for run_shell_command.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), minimum("x", 1), minimum("y", 1))},
 			createSession),
@@ -46,7 +44,7 @@ func inventoryTools() []*Tool {
 		define(spec{Name: "get_session_info", Title: "Get tmux Session Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a session (by id, else exact name, else the first) and its windows."},
 			getSessionInfo),
-		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Ann: annCREATE,
+		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Create a window in a session, detached unless attach: at the next free index, or before or after the current one.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
 			createWindow),
@@ -60,7 +58,7 @@ func inventoryTools() []*Tool {
 		define(spec{Name: "get_pane_info", Title: "Get tmux Pane Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a pane: geometry, tty, command, path, pid, title, flags. is_caller: the pane this MCP server runs in; is_watched: on a person's screen."},
 			getPaneInfo),
-		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Ann: annCREATE,
+		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Split a pane (pane_id, else the window's active pane) into a new detached pane, optionally sized and running shell.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), enum("direction", "above", "below", "left", "right"), def("direction", "below"), oneOfTypes("size", "string", "integer"))},
 			splitWindow),
@@ -209,6 +207,16 @@ func binaryVersion(ctx context.Context, bin string) string {
 
 // ---- list_sessions
 
+// parseFilters reads a filters argument (an object, a JSON string of one, or null) against the
+// fields of model's JSON form.
+func parseFilters(arg any, model any) ([]filter.Filter, error) {
+	m, err := objectArg("filters", arg, `{"session_name__startswith": "dev"}`)
+	if err != nil {
+		return nil, err
+	}
+	return filter.Parse(m, model)
+}
+
 type listIn struct {
 	Filters any `json:"filters,omitempty"`
 	Socket
@@ -235,7 +243,7 @@ func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, er
 		}
 		return listSessionsOut{}, err
 	}
-	return listSessionsOut{Sessions: applyFilters(fs, snap.Sessions)}, nil
+	return listSessionsOut{Sessions: filter.Apply(fs, snap.Sessions)}, nil
 }
 
 // ---- create_session
@@ -249,90 +257,6 @@ type createSessionIn struct {
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
 	Socket
-}
-
-func checkName(what string, p *string) error {
-	if p == nil {
-		return nil
-	}
-	if *p == "" {
-		return fail("Give a non-empty name, or omit it to let tmux choose.", "%s is empty", what)
-	}
-	return checkLine(what, *p, 256)
-}
-
-// checkSessionName checks a name a session will get.
-func checkSessionName(p *string) error {
-	if err := checkName("session_name", p); err != nil {
-		return err
-	}
-	if p != nil && strings.ContainsAny(*p, ":.") {
-		return fail("tmux uses ':' and '.' in targets; choose a name without them.", "session_name %q contains ':' or '.'", truncate(*p, 80))
-	}
-	return checkStored("session_name", p)
-}
-
-// checkWindowName checks a name a window will get.
-func checkWindowName(what string, p *string) error {
-	if err := checkName(what, p); err != nil {
-		return err
-	}
-	return checkStored(what, p)
-}
-
-// checkStored refuses a session or window name that tmux would not keep as it is given:
-// session_check_name and window_set_name pass names through utf8_stravis, which writes a
-// control character as \ooo (or \t), a backslash as \\ and a $ before a letter, _ or { as \$.
-func checkStored(what string, p *string) error {
-	if p == nil {
-		return nil
-	}
-	s := *p
-	for i := 0; i < len(s); i++ {
-		var why string
-		switch c := s[i]; {
-		case c < ' ' || c == 0x7f:
-			why = fmt.Sprintf("a control character (byte 0x%02x), which tmux stores as a \\ escape", c)
-		case c == '\\':
-			why = `a backslash, which tmux stores doubled (\\)`
-		case c == '$' && i+1 < len(s) && (isLetter(s[i+1]) || s[i+1] == '_' || s[i+1] == '{'):
-			why = fmt.Sprintf("%q, which tmux stores as \\%s (a $ before a letter, _ or {)", s[i:i+2], s[i:i+2])
-		default:
-			continue
-		}
-		return fail("Choose a name without it: tmux would store another name, and tools looking the name up would not find it.",
-			"%s %q holds %s", what, truncate(s, 80), why)
-	}
-	return nil
-}
-
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-
-// checkDir refuses a start directory that tmux could not start a pane in: tmux falls back to
-// another directory without a word when it cannot enter it.
-func checkDir(p *string) error {
-	if p == nil {
-		return nil
-	}
-	d := *p
-	switch {
-	case d == "" || strings.ContainsAny(d, "\x00\n"):
-		return fail("Give the absolute path of an existing directory.", "start_directory is empty or contains a NUL byte or line break")
-	case !filepath.IsAbs(d):
-		return fail("Give an absolute path, e.g. /home/me/project (~ is not expanded).", "start_directory %q is a relative path; tmux would resolve it against its own working directory", truncate(d, 200))
-	}
-	fi, err := os.Stat(d)
-	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
-		return fail("Create the directory first, or give an existing one.", "start_directory %s does not exist", truncate(d, 200))
-	case err != nil:
-		return fail("Give a directory this server can reach.", "start_directory %s cannot be read: %v", truncate(d, 200), errors.Unwrap(err))
-	case !fi.IsDir():
-		return fail("Give the directory itself, e.g. "+truncate(filepath.Dir(d), 200)+".", "start_directory %s is a file, not a directory", truncate(d, 200))
-	case unix.Access(d, unix.X_OK) != nil:
-		return fail("Give a directory you may enter.", "start_directory %s cannot be entered (no search permission)", truncate(d, 200))
-	}
-	return nil
 }
 
 func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {
@@ -399,9 +323,8 @@ func findSession(ctx context.Context, ts *tmux.Server, id string) (tmux.Session,
 // ---- list_windows
 
 type listWindowsIn struct {
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
-	Filters     any     `json:"filters,omitempty"`
+	SessionTarget
+	Filters any `json:"filters,omitempty"`
 	Socket
 }
 
@@ -432,11 +355,13 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 	if windows == nil {
 		windows = []tmux.Window{}
 	}
-	return listWindowsOut{Windows: applyFilters(fs, windows)}, nil
+	return listWindowsOut{Windows: filter.Apply(fs, windows)}, nil
 }
 
 // ---- get_session_info
 
+// sessionIn names a session as SessionTarget does, in the order libtmux-mcp advertises
+// get_session_info's arguments (session_id first).
 type sessionIn struct {
 	SessionID   *string `json:"session_id,omitempty"`
 	SessionName *string `json:"session_name,omitempty"`
@@ -459,8 +384,7 @@ func getSessionInfo(ctx context.Context, c *Call, in *sessionIn) (sessionInfoOut
 // ---- create_window
 
 type createWindowIn struct {
-	SessionName               *string `json:"session_name,omitempty"`
-	SessionID                 *string `json:"session_id,omitempty"`
+	SessionTarget
 	WindowName                *string `json:"window_name,omitempty"`
 	StartDirectory            *string `json:"start_directory,omitempty"`
 	Attach                    bool    `json:"attach,omitempty"`
@@ -569,7 +493,7 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	default:
 		panes = snap.Panes
 	}
-	return listPanesOut{Panes: applyFilters(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
+	return listPanesOut{Panes: filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
 }
 
 // ---- get_window_info

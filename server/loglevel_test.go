@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,5 +45,31 @@ func TestSetLevelRefusesUnknownLevels(t *testing.T) {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 			t.Errorf("level %q: %v", level, err)
 		}
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("the client's pipe broke") }
+func (failingReader) Close() error             { return nil }
+
+type discardCloser struct{}
+
+func (discardCloser) Write(p []byte) (int, error) { return len(p), nil }
+func (discardCloser) Close() error                { return nil }
+
+// The go-sdk's own errors reach Options.Logger instead of being discarded.
+func TestSDKLogs(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := New(Options{SocketPath: filepath.Join(t.TempDir(), "none"), Logger: WarningLog(&buf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.MCP().Run(ctx, &mcp.IOTransport{Reader: failingReader{}, Writer: discardCloser{}})
+	if !strings.Contains(buf.String(), "the client's pipe broke") || !strings.Contains(buf.String(), "level=ERROR") {
+		t.Errorf("the SDK's log: %q", buf.String())
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -71,4 +72,14 @@ func (c *Call) callerPane(ctx context.Context, ts *tmux.Server) string {
 		return ""
 	}
 	return c.srv.caller.PaneID
+}
+
+// callerPlace is where this MCP server runs on ts, for the self-protection guards (policy.Place);
+// snap, when not nil, holds the panes that tell its window and sessions.
+func (c *Call) callerPlace(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot) policy.Place {
+	var panes []tmux.Pane
+	if snap != nil {
+		panes = snap.Panes
+	}
+	return c.srv.caller.PlaceIn(c.isCallerServer(ctx, ts), panes)
 }

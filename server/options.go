@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -19,14 +17,14 @@ func optionTools() []*Tool {
 			Description: "Read a tmux option: its effective value for a session, window or pane (inherited included), or the global one. value is null for an unset @option.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showOption),
-		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Ann: annMUT,
+		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. For a window or pane option, a session or window target means its active one.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			setOption),
 		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Read the environment tmux gives new processes: a session's, else the global one. A removed variable reads true."},
 			showEnvironment),
-		define(spec{Name: "set_environment", Title: "Set tmux Environment", Tier: policy.Mutating, Ann: annMUT,
+		define(spec{Name: "set_environment", Title: "Set tmux Environment", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Set a variable of the environment tmux gives new processes: a session's, else the global one. Running processes keep theirs."},
 			setEnvironment),
 		define(spec{Name: "show_hooks", Title: "Show tmux Hooks", Tier: policy.ReadOnly, Ann: annRO,
@@ -70,40 +68,20 @@ type scopeTarget struct {
 // window or pane scope means the first session (its active window or pane), never whatever
 // tmux would take as "current" for this server's control connection.
 func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Server, scopeTarget, error) {
-	var st scopeTarget
 	scope := str(a.Scope)
-	if a.Target != nil && a.Global {
-		return nil, st, fail("Pass target for one session, window or pane, or global_=true for the global value, not both.", "target and global_ exclude each other")
-	}
-	if a.Target != nil && scope == "server" {
-		return nil, st, fail("Omit target: server options belong to the whole tmux server.", "server options take no target")
-	}
-	if a.Target != nil {
-		if err := checkName("target", a.Target); err != nil {
-			return nil, st, err
-		}
+	if err := checkScope(scope, a); err != nil {
+		return nil, scopeTarget{}, err
 	}
 	ts, err := c.tmuxFor(sock)
 	if err != nil {
-		return nil, st, err
+		return nil, scopeTarget{}, err
 	}
-	switch scope {
-	case "server":
-		st.flags = []string{"-s"}
-	case "window":
-		st.flags = []string{"-w"}
-	case "pane":
-		st.flags = []string{"-p"}
-	}
-	if a.Global {
-		if scope == "pane" {
-			st.flags = []string{"-w"} // tmux keeps global pane options in the window tree
-		}
-		st.flags = append([]string{"-g"}, st.flags...)
+	st := scopeTarget{flags: tmux.OptionFlags(scope, a.Global)}
+	switch {
+	case a.Global:
 		st.label = "global"
 		return ts, st, nil
-	}
-	if scope == "server" {
+	case scope == "server":
 		st.label = "server"
 		return ts, st, nil
 	}
@@ -111,50 +89,74 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tm
 	if err != nil {
 		return nil, st, err
 	}
-	t := str(a.Target)
+	if st.target, err = scopeTargetIn(snap, scope, a.Target); err != nil {
+		return nil, st, err
+	}
+	st.flags = append(st.flags, "-t", st.target)
+	st.label = st.target
+	return ts, st, nil
+}
+
+// checkScope refuses scope arguments that contradict each other.
+func checkScope(scope string, a ScopeArgs) error {
+	switch {
+	case a.Target != nil && a.Global:
+		return fail("Pass target for one session, window or pane, or global_=true for the global value, not both.", "target and global_ exclude each other")
+	case a.Target != nil && scope == "server":
+		return fail("Omit target: server options belong to the whole tmux server.", "server options take no target")
+	case a.Target != nil:
+		return checkName("target", a.Target)
+	}
+	return nil
+}
+
+// scopeTargetIn finds the id an option of scope is read or set on: the target (a session id
+// or name, a window or a pane id), else the first session.
+func scopeTargetIn(snap *tmux.Snapshot, scope string, target *string) (string, error) {
+	t := str(target)
 	var sess tmux.Session
 	var win tmux.Window
+	var id string
+	var err error
 	switch {
-	case a.Target == nil:
+	case target == nil:
 		sess, err = resolveSession(snap, nil, nil)
-		st.target = sess.SessionID
+		id = sess.SessionID
 	case strings.HasPrefix(t, "%"):
 		var p tmux.Pane
 		p, err = resolvePaneIn(snap, PaneTarget{PaneID: &t})
-		st.target = p.PaneID
+		id = p.PaneID
 	case strings.HasPrefix(t, "@"):
 		if scope == "session" {
-			return nil, st, fail("Pass a session id or name as target for session options.", "target %s is a window, not a session", t)
+			return "", fail("Pass a session id or name as target for session options.", "target %s is a window, not a session", t)
 		}
 		win, err = resolveWindowIn(snap, WindowTarget{WindowID: &t})
-		st.target = win.WindowID
+		id = win.WindowID
 	case strings.HasPrefix(t, "$"):
 		sess, err = resolveSession(snap, &t, nil)
-		st.target = sess.SessionID
+		id = sess.SessionID
 	default:
 		sess, err = resolveSession(snap, nil, &t)
-		st.target = sess.SessionID
+		id = sess.SessionID
 	}
 	if err != nil {
-		return nil, st, err
+		return "", err
 	}
 	// A window or pane option of a session means its active window or pane, and one of a
 	// window its active pane (tmux picks the same): name that one, so the result says what
 	// was read or set.
 	switch {
 	case scope == "window" && sess.SessionID != "":
-		st.target = sess.ActiveWindowID
+		id = sess.ActiveWindowID
 	case scope == "pane" && sess.SessionID != "":
-		st.target = sess.ActivePaneID
+		id = sess.ActivePaneID
 	case scope == "pane" && win.WindowID != "":
-		st.target = win.ActivePaneID
+		id = win.ActivePaneID
 	}
-	if strings.HasPrefix(st.target, "%") && (scope == "session" || scope == "window") {
-		return nil, st, fail("Pass a window id for window options, a session for session options, a pane id for pane options.", "target %s is a pane, not a %s", st.target, scope)
+	if strings.HasPrefix(id, "%") && (scope == "session" || scope == "window") {
+		return "", fail("Pass a window id for window options, a session for session options, a pane id for pane options.", "target %s is a pane, not a %s", id, scope)
 	}
-	st.flags = append(st.flags, "-t", st.target)
-	st.label = st.target
-	return ts, st, nil
+	return id, nil
 }
 
 // ---- show_option
@@ -261,8 +263,7 @@ func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, err
 // ---- show_environment / set_environment
 
 type envScopeIn struct {
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
+	SessionTarget
 	Socket
 }
 
@@ -293,21 +294,7 @@ func showEnvironment(ctx context.Context, c *Call, in *envScopeIn) (showEnvironm
 	if err != nil {
 		return showEnvironmentOut{}, err
 	}
-	vars := map[string]any{}
-	last := ""
-	for _, l := range out[0] {
-		name, value, ok := strings.Cut(l, "=")
-		switch {
-		case ok && envNameRe().MatchString(name):
-			vars[name], last = value, name
-		case strings.HasPrefix(l, "-") && envNameRe().MatchString(l[1:]):
-			vars[l[1:]], last = true, ""
-		case last != "":
-			// tmux prints values raw: a line that is no variable continues the previous value.
-			vars[last] = vars[last].(string) + "\n" + l
-		}
-	}
-	return showEnvironmentOut{Variables: vars, Target: label}, nil
+	return showEnvironmentOut{Variables: tmux.ParseEnvironment(out[0]), Target: label}, nil
 }
 
 type setEnvironmentIn struct {
@@ -324,7 +311,7 @@ type setEnvironmentOut struct {
 }
 
 func setEnvironment(ctx context.Context, c *Call, in *setEnvironmentIn) (setEnvironmentOut, error) {
-	if !envNameRe().MatchString(in.Name) || len(in.Name) > 256 {
+	if !tmux.ValidEnvName(in.Name) || len(in.Name) > 256 {
 		return setEnvironmentOut{}, fail("Variable names are letters, digits and _, not starting with a digit.", "name %q is not a valid variable name", truncate(in.Name, 60))
 	}
 	switch {
@@ -345,14 +332,8 @@ func setEnvironment(ctx context.Context, c *Call, in *setEnvironmentIn) (setEnvi
 
 // ---- hooks
 
-type hookEntry struct {
-	HookName string `json:"hook_name"`
-	Index    *int   `json:"index" jsonschema:"position in the hook's command array"`
-	Command  string `json:"command"`
-}
-
 type hooksOut struct {
-	Entries []hookEntry `json:"entries"`
+	Entries []tmux.Hook `json:"entries"`
 	Target  string      `json:"target" jsonschema:"whose hooks: global, or a session, window or pane id"`
 }
 
@@ -367,26 +348,13 @@ type showHookIn struct {
 	Socket
 }
 
-// globalHookCmds list tmux's global hooks: they live in two trees, session and window.
-var globalHookCmds = [][]string{{"show-hooks", "-g"}, {"show-hooks", "-gw"}}
-
-// hookNames returns every hook name tmux knows (global listings name unset hooks too).
+// hookNames returns every hook name tmux knows.
 func hookNames(ctx context.Context, ts *tmux.Server) (map[string]bool, error) {
-	out, err := ts.Query(ctx, globalHookCmds...)
+	out, err := ts.Query(ctx, tmux.GlobalHooks...)
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]bool{}
-	for _, lines := range out {
-		for _, l := range lines {
-			name, _, _ := strings.Cut(l, " ")
-			name, _, _ = strings.Cut(name, "[")
-			if name != "" {
-				names[name] = true
-			}
-		}
-	}
-	return names, nil
+	return tmux.HookNames(out), nil
 }
 
 func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Server, hooksOut, error) {
@@ -399,7 +367,7 @@ func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Serv
 		if ts, err = c.tmuxFor(sock); err != nil {
 			return nil, out, err
 		}
-		cmds, out.Target = globalHookCmds, "global"
+		cmds, out.Target = tmux.GlobalHooks, "global"
 	} else {
 		if s == "" {
 			s = "session"
@@ -415,30 +383,7 @@ func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Serv
 	if err != nil {
 		return nil, out, err
 	}
-	out.Entries = []hookEntry{}
-	for _, lines := range res {
-		for _, l := range lines {
-			key, cmd, ok := strings.Cut(l, " ")
-			if !ok {
-				continue // a hook that is not set
-			}
-			e := hookEntry{HookName: key, Command: cmd}
-			if name, idx, ok := strings.Cut(key, "["); ok {
-				e.HookName = name
-				if n, err := strconv.Atoi(strings.TrimSuffix(idx, "]")); err == nil {
-					e.Index = &n
-				}
-			}
-			out.Entries = append(out.Entries, e)
-		}
-	}
-	sort.SliceStable(out.Entries, func(i, j int) bool {
-		a, b := out.Entries[i], out.Entries[j]
-		if a.HookName != b.HookName {
-			return a.HookName < b.HookName
-		}
-		return a.Index != nil && b.Index != nil && *a.Index < *b.Index
-	})
+	out.Entries = tmux.ParseHooks(res)
 	return ts, out, nil
 }
 
@@ -462,14 +407,14 @@ func showHook(ctx context.Context, c *Call, in *showHookIn) (hooksOut, error) {
 	if !names[in.HookName] {
 		return hooksOut{}, fail("tmux's manual (HOOKS) lists them, e.g. after-new-window, pane-died, session-created, client-attached.", "tmux has no hook %q", in.HookName)
 	}
-	var kept []hookEntry
+	var kept []tmux.Hook
 	for _, e := range out.Entries {
 		if e.HookName == in.HookName {
 			kept = append(kept, e)
 		}
 	}
 	if kept == nil {
-		kept = []hookEntry{}
+		kept = []tmux.Hook{}
 	}
 	out.Entries = kept
 	return out, nil

@@ -15,8 +15,7 @@ import (
 // find_pane_by_position.
 func readTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "snapshot_pane", Title: "Snapshot tmux Pane", Tier: policy.ReadOnly, Ann: annSEED,
-			Description: snapshotDescription, InputJSON: snapshotInputSchema, NoOutputSchema: true},
+		define(seeded(spec{Name: "snapshot_pane", Title: "Snapshot tmux Pane", Tier: policy.ReadOnly, Ann: annSEED}),
 			snapshotPane),
 		define(spec{Name: "capture_pane", Title: "Capture tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Read a pane's text: the screen, or lines start to end (negative: scrollback; start=-200 adds its last 200 lines), the newest max_lines kept. Only what is new: capture_since; with cursor and mode: snapshot_pane.",
@@ -95,93 +94,6 @@ func screenLines(ctx context.Context, ts *tmux.Server, pane string) ([]string, e
 }
 
 // ---- snapshot_pane (seed 002)
-
-const snapshotDescription = "Snapshot a tmux pane: visible terminal output, cursor, mode, scroll.\n\n" +
-	"Use for terminal-contents inspection — 'what's in my pane', 'the current shell output' — not editor panes or browser viewports. " +
-	"Returns everything capture_pane and get_pane_info return, plus cursor position, copy-mode state, and scroll position — in a single call. " +
-	"Prefer this over separate capture_pane + get_pane_info calls when you need to reason about cursor location or pane mode.\n\n" +
-	"The content field is tail-preserved: when the captured pane exceeds max_lines, the oldest lines are dropped and the result is reported via " +
-	"content_truncated / content_truncated_lines fields on the returned PaneSnapshot. Pass max_lines=None to opt out of truncation entirely."
-
-// snapshotInputSchema is seed 002's input schema, verbatim.
-const snapshotInputSchema = `{
-  "additionalProperties": false,
-  "properties": {
-    "max_lines": {
-      "anyOf": [
-        {
-          "type": "integer"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": 500,
-      "description": "Maximum number of content lines to return. Defaults to\n` + "``CAPTURE_DEFAULT_MAX_LINES``" + `.\nPass ` + "``None``" + ` to return the full capture untrimmed."
-    },
-    "pane_id": {
-      "anyOf": [
-        {
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "description": "Pane ID (e.g. '%1')."
-    },
-    "session_id": {
-      "anyOf": [
-        {
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "description": "Session ID (e.g. '$1') for pane resolution."
-    },
-    "session_name": {
-      "anyOf": [
-        {
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "description": "Session name for pane resolution."
-    },
-    "socket_name": {
-      "anyOf": [
-        {
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "description": "tmux socket name."
-    },
-    "window_id": {
-      "anyOf": [
-        {
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "description": "Window ID for pane resolution."
-    }
-  },
-  "type": "object"
-}`
 
 type snapshotIn struct {
 	MaxLines *int `json:"max_lines"`

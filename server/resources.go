@@ -13,13 +13,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // readState is the live state of the read side: pane streams kept for cursors, resource
 // subscriptions and the topology watches behind list_changed. Its zero value is ready.
 type readState struct {
-	live liveReads
+	live liveStreams
 	subs subscriptions
 	topo topology
 }
@@ -28,10 +29,10 @@ type readState struct {
 func (rs *readState) close() {
 	rs.subs.closeAll()
 	rs.topo.closeAll()
-	rs.live.closeAll()
+	rs.live.CloseAll()
 }
 
-// The resource templates of tools.md; get_pane_content is seed 001, verbatim.
+// The resource templates of tools.md; get_pane_content is seed 001, verbatim (server/seeds).
 var resourceTemplates = []*mcp.ResourceTemplate{
 	{
 		Name: "get_sessions", Title: "All Sessions", MIMEType: "application/json",
@@ -58,12 +59,7 @@ var resourceTemplates = []*mcp.ResourceTemplate{
 		URITemplate: "tmux://panes/{pane_id}{?socket_name}",
 		Description: "One tmux pane (pane_id such as %1, raw or percent-encoded as %251) as JSON: geometry, command, path, flags, is_caller, is_watched.",
 	},
-	{
-		Meta: mcp.Meta{"fastmcp": map[string]any{"tags": []any{}}},
-		Name: "get_pane_content", Title: "Pane Content", MIMEType: "text/plain",
-		URITemplate: "tmux://panes/{pane_id}/content{?socket_name}",
-		Description: "Capture and return the content of a pane.\n\nParameters\n----------\npane_id : str\n    The pane ID (e.g. '%1').\nsocket_name : str, optional\n    tmux socket name. Defaults to LIBTMUX_SOCKET env var.\n\nReturns\n-------\nstr\n    Plain text captured pane content (MIME: ``text/plain``).",
-	},
+	seeds.Template("get_pane_content"),
 }
 
 // addResources registers the resource templates, and a middleware that lets raw pane ids
@@ -363,7 +359,7 @@ func resourceErr(uri string, err error) error {
 	var te *toolError
 	if errors.As(err, &te) || errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning) {
 		te = describe(err)
-		return resourceNotFound(uri, te.msg, te.hint)
+		return resourceNotFound(uri, te.Msg, te.Hint)
 	}
 	return err
 }
@@ -460,6 +456,22 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	if err != nil {
 		return res, nil // no server: nothing to offer
 	}
+	all := completions(snap, name, p.Argument.Value, args)
+	res.Completion.Total = len(all)
+	if len(all) > maxCompletions {
+		all = all[:maxCompletions]
+		res.Completion.HasMore = true
+	}
+	if all != nil {
+		res.Completion.Values = all
+	}
+	return res, nil
+}
+
+// completions lists the values of argument name that start with prefix, in snap: pane ids (raw
+// or percent-encoded prefixes), session names, or window indexes (of args' session_name, when
+// given), each once, in order.
+func completions(snap *tmux.Snapshot, name, prefix string, args map[string]string) []string {
 	var all []string
 	seen := map[string]bool{}
 	add := func(v string) {
@@ -468,7 +480,6 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 			all = append(all, v)
 		}
 	}
-	prefix := p.Argument.Value
 	switch name {
 	case "pane_id":
 		raw := prefix
@@ -507,13 +518,5 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 			all = append(all, strconv.Itoa(i))
 		}
 	}
-	res.Completion.Total = len(all)
-	if len(all) > maxCompletions {
-		all = all[:maxCompletions]
-		res.Completion.HasMore = true
-	}
-	if all != nil {
-		res.Completion.Values = all
-	}
-	return res, nil
+	return all
 }

@@ -20,10 +20,7 @@ import (
 // on the runner engine (engine.md §3).
 func runTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Ann: annSEED, Blocking: true,
-			Description: runShellDescription,
-			InputJSON:   runShellInputSchema, StrictInputJSON: strictSchema(runShellInputSchema),
-			OutputJSON: runShellOutputSchema},
+		define(strictSeed(seeded(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSEED, Blocking: true})),
 			runShellCommand),
 		runCommandTool(true),
 		waitForRunTool(),
@@ -38,8 +35,14 @@ const (
 	maxRunOutput = maxRunText - 4096
 )
 
-// strictSchema returns a seed's input schema with additionalProperties false, for validation:
-// an unknown argument is then refused, while tools/list still advertises the seed verbatim.
+// strictSeed validates a seeded tool's arguments with its input schema and additionalProperties
+// false: an unknown argument is then refused, while tools/list still advertises the seed verbatim.
+func strictSeed(sp spec) spec {
+	sp.StrictInputJSON = strictSchema(sp.InputJSON)
+	return sp
+}
+
+// strictSchema returns a schema with additionalProperties false.
 func strictSchema(js string) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(js), &m); err != nil {
@@ -65,6 +68,7 @@ type runArgs struct {
 	timeout  time.Duration // clamped
 	maxLines int           // clamped
 	history  bool          // let the shell record the line in its history
+	forceArg bool          // the tool takes force (run_shell_command), which hints name
 }
 
 // runInPane runs the preflight, reserves the pane and runs the command (engine.md §3).
@@ -102,9 +106,9 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// Inside this tmux server with TMUX_PANE unset, any pane may be this server's own: refuse
 	// as the other input tools do (force accepts the own pane, so it accepts this doubt too).
-	if pl := c.callerPlace(ctx, ts, nil); pl.on && pl.pane == "" && !a.force {
-		hint := selfHint
-		if a.tool == "run_shell_command" {
+	if pl := c.callerPlace(ctx, ts, nil); pl.On && pl.Pane == "" && !a.force {
+		hint := policy.SelfHint
+		if a.forceArg {
 			hint += " Or pass force=true to run there anyway."
 		}
 		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
@@ -118,7 +122,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		Progress: c.runProgress(ctx, p.PaneID, a.timeout),
 	})
 	ended(res, err)
-	return p, res, refusal(a.tool, err)
+	return p, res, refusal(a, err)
 }
 
 // runProgress sends notifications/progress about every second while a run waits, when the
@@ -133,8 +137,9 @@ func (c *Call) runProgress(ctx context.Context, pane string, timeout time.Durati
 	}
 }
 
-// refusal turns a preflight refusal into a tool error with what to do instead.
-func refusal(tool string, err error) error {
+// refusal turns a preflight refusal of run a into a tool error with what to do instead.
+func refusal(a runArgs, err error) error {
+	tool := a.tool
 	var nr *runner.NotRun
 	if errors.As(err, &nr) {
 		return fail(nr.Hint, "%s: %v", tool, nr)
@@ -155,7 +160,7 @@ func refusal(tool string, err error) error {
 		hint = "Run it in a window nobody has on screen: create_window (detached unless attach=true) makes one in the same session, and the person sees its output when they switch to it. " +
 			"A person can follow runs live from a read-only client (tmux attach -r), which does not count as watching; an operator can allow runs in watched panes with LIBTMUX_MCP_ALLOW_WATCHED=1."
 	case runner.Caller:
-		if tool == "run_shell_command" {
+		if a.forceArg {
 			hint = "Pass force=true to run in your own pane anyway, or use another pane (split_window creates one)."
 		} else {
 			hint = "Use another pane (split_window creates one); run_shell_command can write here with force=true."
@@ -237,7 +242,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 	paneID := in.PaneID
 	p, res, err := c.runInPane(ctx, runArgs{
 		tool: "run_shell_command", target: PaneTarget{PaneID: &paneID}, command: in.Command,
-		force: in.Force, timeout: timeout, maxLines: maxLines,
+		force: in.Force, forceArg: true, timeout: timeout, maxLines: maxLines,
 	})
 	if err != nil {
 		return runShellOut{}, err
@@ -342,7 +347,7 @@ func runCommandTool(suppress bool) *Tool {
 	if !suppress {
 		variant = "keep_history"
 	}
-	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Ann: annSHELL, Blocking: true, Variant: variant,
+	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, Blocking: true, Variant: variant,
 		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist) and return its exit status and only its own output lines. " +
 			"On timeout it keeps running: wait_for_run, send_keys to_running_command, or C-c; never run it again.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},

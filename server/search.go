@@ -13,16 +13,15 @@ import (
 // ---- search_panes
 
 type searchPanesIn struct {
-	Pattern                string  `json:"pattern"`
-	Regex                  bool    `json:"regex,omitempty"`
-	MatchCase              bool    `json:"match_case,omitempty"`
-	SessionName            *string `json:"session_name,omitempty"`
-	SessionID              *string `json:"session_id,omitempty"`
-	ContentStart           *int    `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; default: the top of the screen"`
-	ContentEnd             *int    `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
-	MaxMatchedLinesPerPane int     `json:"max_matched_lines_per_pane,omitempty"`
-	Limit                  *int    `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
-	Offset                 int     `json:"offset,omitempty"`
+	Pattern   string `json:"pattern"`
+	Regex     bool   `json:"regex,omitempty"`
+	MatchCase bool   `json:"match_case,omitempty"`
+	SessionTarget
+	ContentStart           *int `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; default: the top of the screen"`
+	ContentEnd             *int `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	MaxMatchedLinesPerPane int  `json:"max_matched_lines_per_pane,omitempty"`
+	Limit                  *int `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
+	Offset                 int  `json:"offset,omitempty"`
 	Socket
 }
 
@@ -152,19 +151,7 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 	for _, w := range snap.Windows {
 		windowNames[w.WindowID] = w.WindowName
 	}
-	// Each pane once (a window linked into several sessions lists its panes for each),
-	// sorted numerically by id.
-	var panes []tmux.Pane
-	seen := map[string]bool{}
-	for _, p := range snap.Panes {
-		if (sessionID != "" && p.SessionID != sessionID) || seen[p.PaneID] {
-			continue
-		}
-		seen[p.PaneID] = true
-		panes = append(panes, p)
-	}
-	sort.Slice(panes, func(i, j int) bool { return idNum(panes[i].PaneID) < idNum(panes[j].PaneID) })
-
+	panes := searchedPanes(snap, sessionID)
 	out := SearchOut{Matches: []PaneMatch{}, TruncatedPanes: []string{}, Offset: in.Offset, Limit: in.Limit}
 	perPane := in.MaxMatchedLinesPerPane
 	err = capturePanes(ctx, ts, panes, in.ContentStart, in.ContentEnd, func(p tmux.Pane, lines []string) {
@@ -190,12 +177,35 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 	if err != nil {
 		return SearchOut{}, err
 	}
+	out.page(in.Offset, in.Limit)
+	return out, nil
+}
+
+// searchedPanes are the panes a search reads: each pane once (a window linked into several
+// sessions lists its panes for each), of one session when sessionID is set, numerically by id.
+func searchedPanes(snap *tmux.Snapshot, sessionID string) []tmux.Pane {
+	var panes []tmux.Pane
+	seen := map[string]bool{}
+	for _, p := range snap.Panes {
+		if (sessionID != "" && p.SessionID != sessionID) || seen[p.PaneID] {
+			continue
+		}
+		seen[p.PaneID] = true
+		panes = append(panes, p)
+	}
+	sort.Slice(panes, func(i, j int) bool { return idNum(panes[i].PaneID) < idNum(panes[j].PaneID) })
+	return panes
+}
+
+// page keeps the matches from offset, limit of them (nil: all), and names the panes after
+// them in truncated_panes.
+func (out *SearchOut) page(offset int, limit *int) {
 	out.TotalPanesMatched = len(out.Matches)
 	all := out.Matches
-	from := min(in.Offset, len(all))
+	from := min(offset, len(all))
 	to := len(all)
-	if in.Limit != nil && from+*in.Limit < to {
-		to = from + *in.Limit
+	if limit != nil && from+*limit < to {
+		to = from + *limit
 	}
 	out.Matches = all[from:to]
 	for _, m := range all[to:] {
@@ -204,7 +214,6 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 	if len(out.TruncatedPanes) > 0 {
 		out.Truncated = true
 	}
-	return out, nil
 }
 
 // capturePanes captures the panes' text (wrapped lines joined), captureBatch panes per command

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -37,25 +38,33 @@ type CaptureSinceOut struct {
 // errNoStream is wrapped into the errors of reads that need a live stream.
 var errNoStream = errors.New("no live stream of the pane could be opened")
 
+const freshCursorHint = "Call capture_since without a cursor to get a fresh one."
+
 // cursorError explains a cursor that cannot be used.
-func cursorError(err error) error {
-	return fail("Call capture_since without a cursor to get a fresh one.", "cursor: %v", err)
+func cursorError(err error) error { return fail(freshCursorHint, "cursor: %v", err) }
+
+// cursorTarget decodes a cursor argument (nil: none), refusing a bad one with hint. Alone, a
+// cursor names its pane: with no target argument the result is the target of its pane.
+func cursorTarget(arg *string, pt PaneTarget, hint string) (*cursor.Cursor, PaneTarget, error) {
+	if arg == nil {
+		return nil, pt, nil
+	}
+	cur, err := cursor.Decode(*arg)
+	if err != nil {
+		return nil, pt, fail(hint, "cursor: %v", err)
+	}
+	if pt.PaneID == nil && pt.WindowID == nil && pt.SessionID == nil && pt.SessionName == nil {
+		id := cur.PaneID()
+		pt.PaneID = &id
+	}
+	return &cur, pt, nil
 }
 
 func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinceOut, error) {
 	start := time.Now()
-	var cur *cursor
-	if in.Cursor != nil {
-		k, err := decodeCursor(*in.Cursor)
-		if err != nil {
-			return CaptureSinceOut{}, cursorError(err)
-		}
-		cur = &k
-	}
-	target := in.PaneTarget
-	if cur != nil && target.PaneID == nil && target.WindowID == nil && target.SessionID == nil && target.SessionName == nil {
-		id := cur.PaneID()
-		target.PaneID = &id
+	cur, target, err := cursorTarget(in.Cursor, in.PaneTarget, freshCursorHint)
+	if err != nil {
+		return CaptureSinceOut{}, err
 	}
 	t, err := c.pane(ctx, target, in.SocketName)
 	if err != nil {
@@ -88,7 +97,7 @@ func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinc
 }
 
 // checkCursor refuses a cursor of another daemon, another pane or an earlier process of the pane.
-func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
+func checkCursor(cur cursor.Cursor, id tmux.Identity, p tmux.Pane) error {
 	if int64(cur.DaemonPID) != int64(id.PID) || cur.DaemonStart != id.StartTime {
 		return fail("Cursors are void after a tmux restart or on another socket; call capture_since without a cursor.",
 			"cursor: it belongs to another tmux server (or one that was restarted)")
@@ -107,33 +116,33 @@ func checkCursor(cur cursor, id tmux.Identity, p tmux.Pane) error {
 // readSince reads the pane's live stream after cur (or the screen when cur is nil or its
 // stream is gone) and returns the lines, a cursor at the end of what it read, and whether
 // output was missed. It waits up to wait for new output when there is none.
-func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor, wait time.Duration) (CaptureSinceOut, error) {
+func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor.Cursor, wait time.Duration) (CaptureSinceOut, error) {
 	key := paneKey{Daemon: id, Pane: p.PaneID}
-	mk := func(gen uint64, off int64) string { return newCursor(id, p, gen, off).encode() }
+	mk := func(gen uint64, off int64) string { return cursor.New(id, p, gen, off).Encode() }
 	for attempt := 0; ; attempt++ {
 		e, err := s.read.live.acquire(ctx, ts, key)
 		if err != nil {
 			return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
 		}
 		w := e.Watch()
-		if cur == nil || cur.Gen != e.gen {
+		if cur == nil || cur.Gen != e.Gen() {
 			// A fresh read, or the cursor's stream is gone (released while idle, or the tmux
 			// connection was reopened): the offset is taken before the capture, so nothing
 			// printed afterwards is missed by the next call.
 			off := w.Offset()
 			lines, err := screenLines(ctx, ts, p.PaneID)
-			s.read.live.release(e)
+			s.read.live.Release(e)
 			if err != nil {
 				return CaptureSinceOut{}, err
 			}
-			return CaptureSinceOut{PaneID: p.PaneID, Cursor: mk(e.gen, off), Lines: nonNil(lines), LinesMissed: cur != nil}, nil
+			return CaptureSinceOut{PaneID: p.PaneID, Cursor: mk(e.Gen(), off), Lines: nonNil(lines), LinesMissed: cur != nil}, nil
 		}
 		if wait > 0 {
 			wctx, cancel := context.WithTimeout(ctx, wait)
 			err = w.Wait(wctx, cur.Offset)
 			cancel()
 			if err != nil && ctx.Err() != nil {
-				s.read.live.release(e)
+				s.read.live.Release(e)
 				return CaptureSinceOut{}, ctx.Err()
 			}
 		}
@@ -143,36 +152,29 @@ func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identit
 		switch {
 		case err == nil:
 		case errors.Is(err, stream.ErrPaneGone):
-			s.read.live.release(e)
+			s.read.live.Release(e)
 			return CaptureSinceOut{}, fail("capture_pane or snapshot_pane read what it shows now.", "pane %s exited or died: its output stream ended", p.PaneID)
 		case errors.Is(err, stream.ErrOffsetAhead):
-			s.read.live.release(e)
+			s.read.live.Release(e)
 			return CaptureSinceOut{}, cursorError(errors.New("its position lies beyond the pane's output"))
 		default:
 			// The stream ended for another reason (its connection closed): open a new one
 			// and report the loss.
-			s.read.live.drop(e)
-			s.read.live.release(e)
+			s.read.live.Drop(e)
+			s.read.live.Release(e)
 			if attempt > 0 {
 				return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
 			}
 			continue
 		}
-		s.read.live.release(e)
+		s.read.live.Release(e)
 		return CaptureSinceOut{
 			PaneID:      p.PaneID,
-			Cursor:      mk(e.gen, next),
+			Cursor:      mk(e.Gen(), next),
 			Lines:       nonNil(stream.Clean(data)),
 			LinesMissed: ch.Missed > 0 || ch.Gaps > 0,
 		}, nil
 	}
-}
-
-func deref(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func nonNil(l []string) []string {
@@ -220,18 +222,11 @@ func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines,
 	return kept, cutLines, cutBytes
 }
 
-// streamFrom is the cursor side of other readers of live output (wait_for_text): it opens, or
-// reuses, pane p's kept stream and returns it in use (give it back with s.read.live.release),
-// with the offset to read from: the cursor's when cur is a cursor of that stream, else the
-// stream's end (lost reports that the cursor's stream is gone, so output since it was missed).
-// cur must have passed checkCursor. New cursors are newCursor(id, p, e.gen, offset).encode().
-func (s *Server) streamFrom(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor) (e *liveEntry, off int64, lost bool, err error) {
-	e, err = s.read.live.acquire(ctx, ts, paneKey{Daemon: id, Pane: p.PaneID})
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("%w: %w", errNoStream, err)
-	}
-	if cur != nil && cur.Gen == e.gen {
-		return e, cur.Offset, false, nil
-	}
-	return e, e.w.Offset(), cur != nil, nil
+// liveStreams are the pane streams kept open between calls, so that a cursor of one call is
+// read by a later one (capture_since, wait_for_text, the input tools' cursors).
+type liveStreams struct{ stream.Keeper[paneKey] }
+
+// acquire returns pane k's kept stream on ts, opening one when needed; give it back with Release.
+func (l *liveStreams) acquire(ctx context.Context, ts *tmux.Server, k paneKey) (*stream.Kept[paneKey], error) {
+	return l.Acquire(ctx, k, func(ctx context.Context) (*stream.Watch, error) { return ts.WatchPane(ctx, k.Pane) })
 }

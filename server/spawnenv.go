@@ -1,11 +1,12 @@
 package server
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
-)
 
-var envNameRe = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
 
 // spawnEnv turns an environment argument (object of strings, JSON string of one, or null) and
 // suppress_persistent_history into tmux -e flags.
@@ -20,7 +21,7 @@ func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 		if !isStr {
 			return nil, fail("Pass every value as a string, e.g. {\"PORT\": \"8080\"}.", "environment value of %q got %s, not a string", truncate(k, 60), describeValue(v))
 		}
-		if !envNameRe().MatchString(k) {
+		if !tmux.ValidEnvName(k) {
 			return nil, fail("Variable names are letters, digits and _, not starting with a digit.", "environment name %q is not a valid variable name", truncate(k, 60))
 		}
 		if strings.ContainsRune(s, 0) {
@@ -44,13 +45,8 @@ func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 			env["HISTCONTROL"] = hc + "ignorespace"
 		}
 	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var args []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		args = append(args, "-e", k+"="+env[k])
 	}
 	return args, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/runner"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -15,8 +16,8 @@ type state struct {
 	buffers map[*tmux.Server]map[string]bool
 	runs    *runner.Runner // run_shell_command and run_command: reservations, records, scripts
 
-	echo     echoStore    // what the input tools typed, so wait_for_text skips its echo (echo.go)
-	channels channelWaits // wait-for clients listening for wait_for_channel (channels.go)
+	echo     echo.Store[paneKey] // what the input tools typed, so wait_for_text skips its echo (internal/echo)
+	channels channelWaits        // wait-for clients listening for wait_for_channel (channels.go)
 }
 
 // paneKey names a pane on one daemon: a restarted server reuses pane ids.

@@ -23,10 +23,9 @@ type Socket struct {
 // The arguments are undescribed: their names say what they are and the handshake instructions
 // give the order once, instead of in 30 tools of tools/list.
 type PaneTarget struct {
-	PaneID      *string `json:"pane_id,omitempty"`
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
-	WindowID    *string `json:"window_id,omitempty"`
+	PaneID *string `json:"pane_id,omitempty"`
+	SessionTarget
+	WindowID *string `json:"window_id,omitempty"`
 }
 
 // WindowTarget selects a window: window_id wins, else window_index in the session, else the
@@ -34,15 +33,14 @@ type PaneTarget struct {
 type WindowTarget struct {
 	WindowID    *string `json:"window_id,omitempty"`
 	WindowIndex *string `json:"window_index,omitempty"`
-	SessionName *string `json:"session_name,omitempty"`
-	SessionID   *string `json:"session_id,omitempty"`
+	SessionTarget
 }
 
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
+// SessionTarget selects a session: session_id wins, else the exact session_name, else the
+// first session (undescribed, as PaneTarget). PaneTarget and WindowTarget hold it too.
+type SessionTarget struct {
+	SessionName *string `json:"session_name,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
 }
 
 // checkIDs refuses malformed ids before tmux is asked.

@@ -11,13 +11,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 )
 
 // Annotations are a tool's MCP hints.
@@ -50,8 +50,12 @@ type Tool struct {
 	Description string
 	Tier        policy.Tier
 	Annotations Annotations
+	// Toolsets are the toolsets it belongs to (policy.ToolsetsOf).
+	Toolsets []string
 	// Blocking tools wait on their own ceiling (run_*, wait_for_*) and are refused in batches.
 	Blocking bool
+	// Batch tools call other tools (call_*_tools_batch); a batch cannot call them.
+	Batch bool
 
 	inputSchema  any // advertised
 	outputSchema any // advertised; nil when none
@@ -66,6 +70,9 @@ type Tool struct {
 	// schemas_gen.go was last generated; inferHosts builds them with the host-only
 	// properties that infer leaves out (see withHosts).
 	infer, inferHosts func() (in, strict, out *jsonschema.Schema)
+	// fullOutput is the output schema reflection infers from the result type, in full (nil
+	// for a seed's or none): what the advertised one shortens, and what tests hold results to.
+	fullOutput func() *jsonschema.Schema
 	// seedIn and seedOut say the input or output schema is a seed's exact text, which is
 	// advertised as is rather than generated.
 	seedIn, seedOut bool
@@ -75,27 +82,20 @@ type Tool struct {
 	variant func(o *Options) *Tool
 	// hostsNote is spec.HostsNote.
 	hostsNote string
-	// lastArgs remembers the last arguments that passed validation, with defaults applied:
-	// agents repeat the same call (list_sessions with {}, a capture of the same pane), and
-	// validating is most of a cheap call's own CPU time.
-	lastArgs atomic.Pointer[checkedArgs]
 }
-
-// checkedArgs pairs raw arguments with their validated form (defaults applied).
-type checkedArgs struct {
-	raw     string
-	checked []byte
-}
-
-// maxRememberedArgs bounds the arguments Tool.lastArgs keeps (send_keys text can be large).
-const maxRememberedArgs = 1024
 
 // spec declares a tool; define turns it and a typed handler into a Tool.
 type spec struct {
 	Name, Title, Description string
 	Tier                     policy.Tier
 	Ann                      Annotations
-	Blocking                 bool
+	// Toolsets are a mutating tool's toolsets (policy.Manage, Execute or Teardown); a read-only
+	// tool is inspect's, a destructive one teardown's.
+	Toolsets []string
+	// Blocking: the tool waits on its own ceiling, so a batch cannot run it.
+	Blocking bool
+	// Batch: the tool calls other tools, so a batch cannot call it.
+	Batch bool
 	// Input patches the schema inferred from the input type (defaults, enums, patterns).
 	Input func(s *jsonschema.Schema)
 	// InputJSON, when set, is the exact advertised input schema (a seed); validation then uses
@@ -130,13 +130,24 @@ type texter interface{ Text() string }
 type contenter interface{ Content() []mcp.Content }
 
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
-	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann, Blocking: sp.Blocking, hostsNote: sp.HostsNote}
+	t := &Tool{Name: sp.Name, Title: sp.Title, Description: sp.Description, Tier: sp.Tier, Annotations: sp.Ann,
+		Toolsets: policy.ToolsetsOf(sp.Tier, sp.Toolsets), Blocking: sp.Blocking, Batch: sp.Batch, hostsNote: sp.HostsNote}
 	t.key = sp.Name
 	if sp.Variant != "" {
 		t.key += "/" + sp.Variant
 	}
 	t.infer = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp, false) }
 	t.inferHosts = func() (in, strict, out *jsonschema.Schema) { return inferSchemas[In, Out](sp, true) }
+	t.fullOutput = func() *jsonschema.Schema {
+		if sp.OutputJSON != "" || sp.NoOutputSchema {
+			return nil
+		}
+		full, err := jsonschema.For[Out](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", sp.Name, err))
+		}
+		return full
+	}
 	t.seedIn, t.seedOut = sp.InputJSON != "", sp.OutputJSON != ""
 	g, ok := generatedSchemas[t.key]
 	if !ok {
@@ -259,10 +270,9 @@ func mustSchema(name, js string) *jsonschema.Schema {
 }
 
 // decode validates raw arguments against the tool's schema, applies defaults and fills args.
+// (Remembering the last valid arguments, so that a repeat skipped validation, saved 19 µs of
+// the 20 µs list_sessions' {} takes here, of a call of 0.3 ms in-process: it went.)
 func (t *Tool) decode(raw json.RawMessage, args any) error {
-	if last := t.lastArgs.Load(); last != nil && last.raw == string(raw) {
-		return t.unmarshalChecked(last.checked, args)
-	}
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -278,8 +288,8 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return &toolError{
-			msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
-			hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
+			Msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
+			Hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
 		}
 	}
 	v, err := t.validator()
@@ -299,15 +309,7 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	if err := json.Unmarshal(b, args); err != nil {
 		return t.unfitValue(v.Schema(), m, err)
 	}
-	if len(raw) <= maxRememberedArgs {
-		t.lastArgs.Store(&checkedArgs{raw: string(raw), checked: b})
-	}
 	return nil
-}
-
-// unmarshalChecked fills args from arguments that passed validation before.
-func (t *Tool) unmarshalChecked(b []byte, args any) error {
-	return json.Unmarshal(b, args)
 }
 
 func (t *Tool) argList() string {
@@ -331,7 +333,9 @@ func (c *Call) run(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
 	start := time.Now()
 	out, err := c.safeCall(ctx, raw)
 	res := c.result(out, err)
-	c.srv.audit(c.Tool.Name, raw, res, time.Since(start))
+	if c.srv.audit != nil {
+		c.srv.audit.Call(c.Tool.Name, raw, res.IsError, time.Since(start))
+	}
 	return res
 }
 
@@ -381,4 +385,18 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, msg string
 		return
 	}
 	c.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: msg})
+}
+
+// hasProgressToken reports whether the client asked for progress notifications.
+func (c *Call) hasProgressToken() bool {
+	return c.req != nil && c.req.Session != nil && c.req.Params != nil && c.req.Params.GetProgressToken() != nil
+}
+
+// seeded fills a seeded tool's spec from its seed (server/seeds): the description and the exact
+// input and output schemas (none when the seed advertises none).
+func seeded(sp spec) spec {
+	sd := seeds.ToolNamed(sp.Name)
+	sp.Description, sp.InputJSON, sp.OutputJSON = sd.Description, string(sd.InputSchema), string(sd.OutputSchema)
+	sp.NoOutputSchema = sd.OutputSchema == nil
+	return sp
 }

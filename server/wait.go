@@ -1,18 +1,19 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"regexp/syntax"
-	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
+	"github.com/tmux-mcp/tmux-mcp/internal/waitmatch"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -27,11 +28,11 @@ func waitTools() []*Tool {
 				describeProp("patterns", "null: any new output"),
 				describeProp("stop", "Ends the wait as stopped; checked first"))},
 			waitForText),
-		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Ann: annMUT, Blocking: true,
+		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT, Blocking: true,
 			Description: "Block until a tmux wait-for channel is signalled (signal_channel, or `tmux wait-for -S NAME` in a pane) or timeout passes (signalled=false). A signal sent earlier is remembered.",
 			Input:       edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
 			waitForChannel),
-		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Ann: annMUT,
+		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Signal a tmux wait-for channel, waking every wait_for_channel on it (or the next one).",
 			Input:       edits(pattern("channel", channelPattern))},
 			signalChannel),
@@ -49,8 +50,6 @@ const waitCursorHint = "Pass a cursor exactly as wait_for_text or capture_since 
 const (
 	maxPatterns    = 64
 	maxPatternLen  = 4096
-	waitTailLines  = 20
-	waitTailBytes  = 2000
 	waitReadChunk  = 64 << 10
 	waitRewatchMax = 3
 )
@@ -87,50 +86,21 @@ type waitForTextOut struct {
 	LinesMissed      bool     `json:"lines_missed" jsonschema:"output may have been lost: the pane printed more than the stream buffer holds, or the cursor's stream was closed (the wait then started at the call); false normally"`
 }
 
-// Outcomes of wait_for_text.
-const (
-	outMatched   = "matched"
-	outAny       = "any_output"
-	outStopped   = "stopped"
-	outTimeout   = "timeout"
-	outPaneDied  = "pane_died"
-	outAltScreen = "alternate_screen"
-	outQuiet     = "quiet"
-)
-
 func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOut, error) {
 	start := time.Now()
-	if in.Patterns != nil && len(in.Patterns) == 0 {
-		return waitForTextOut{}, fail("Pass patterns=null to wait for any new output, or at least one pattern.", "patterns is an empty list")
-	}
-	pats, err := compilePatterns("patterns", in.Patterns, in.Regex, in.MatchCase)
-	if err != nil {
-		return waitForTextOut{}, err
-	}
-	stops, err := compilePatterns("stop", in.Stop, in.Regex, in.MatchCase)
+	m, err := waitMatcher(in)
 	if err != nil {
 		return waitForTextOut{}, err
 	}
 	eff := c.srv.clampWait(seconds(in.Timeout))
-
-	var cur *cursor
-	pt := in.PaneTarget
-	if in.Cursor != nil {
-		k, err := decodeCursor(*in.Cursor)
-		if err != nil {
-			return waitForTextOut{}, fail(waitCursorHint, "cursor: %v", err)
-		}
-		cur = &k
-		if pt.PaneID == nil && pt.WindowID == nil && pt.SessionID == nil && pt.SessionName == nil {
-			id := cur.PaneID()
-			pt.PaneID = &id
-		}
+	cur, pt, err := cursorTarget(in.Cursor, in.PaneTarget, waitCursorHint)
+	if err != nil {
+		return waitForTextOut{}, err
 	}
 	t, err := c.pane(ctx, pt, in.SocketName)
 	if err != nil {
 		return waitForTextOut{}, err
 	}
-	paneID := t.pane.PaneID
 	id, err := t.ts.Identity(ctx)
 	if err != nil {
 		return waitForTextOut{}, err
@@ -140,112 +110,144 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			return waitForTextOut{}, err
 		}
 	}
-	out := waitForTextOut{PaneID: paneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}
-	lastOutput := start
-	finish := func() (waitForTextOut, error) {
-		out.ElapsedSeconds = math.Round(time.Since(start).Seconds()*1000) / 1000
-		out.QuietMs = int(time.Since(lastOutput) / time.Millisecond)
-		out.Found = out.Outcome == outMatched || out.Outcome == outAny
-		return out, nil
-	}
+	w := &textWait{c: c, t: t, id: id, key: paneKey{Daemon: id, Pane: t.pane.PaneID}, m: m, start: start, lastOutput: start, eff: eff,
+		out: waitForTextOut{PaneID: t.pane.PaneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}}
 	if t.pane.PaneDead && cur == nil {
-		out.Outcome = outPaneDied
-		return finish()
+		w.out.Outcome = waitmatch.PaneDied
+		return w.finish()
 	}
+	if err := w.open(ctx, cur); err != nil {
+		return waitForTextOut{}, err
+	}
+	defer w.close()
+	return w.follow(ctx, in.QuietMs)
+}
 
-	// The pane's stream is shared with capture_since and kept open between calls, so a
-	// cursor of either tool resumes it.
-	key := paneKey{Daemon: id, Pane: paneID}
-	live := &c.srv.read.live
-	e, err := live.acquire(ctx, t.ts, key)
-	if err != nil {
-		return waitForTextOut{}, fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w: %w", paneID, errNoStream, err)
+// waitMatcher checks and compiles the patterns of a wait.
+func waitMatcher(in *waitForTextIn) (*waitmatch.Matcher, error) {
+	if in.Patterns != nil && len(in.Patterns) == 0 {
+		return nil, fail("Pass patterns=null to wait for any new output, or at least one pattern.", "patterns is an empty list")
 	}
-	defer func() {
-		if e != nil {
-			live.release(e)
-		}
-	}()
-	// The offset first, then the screen: nothing printed after the offset escapes the stream,
-	// and what the screen shows now can only be "matched at entry".
-	w := e.Watch()
-	off := w.Offset()
+	pats, err := compilePatterns("patterns", in.Patterns, in.Regex, in.MatchCase)
+	if err != nil {
+		return nil, err
+	}
+	stops, err := compilePatterns("stop", in.Stop, in.Regex, in.MatchCase)
+	if err != nil {
+		return nil, err
+	}
+	return &waitmatch.Matcher{Pats: pats, Stops: stops, QuietOnly: in.QuietMs != nil && pats == nil}, nil
+}
+
+// textWait is one wait_for_text in progress.
+type textWait struct {
+	c                 *Call
+	t                 *target
+	id                tmux.Identity
+	key               paneKey
+	m                 *waitmatch.Matcher
+	start, lastOutput time.Time
+	eff               time.Duration         // the clamped timeout, counted from start
+	e                 *stream.Kept[paneKey] // the pane's kept stream; nil once it could not be reopened
+	f                 *stream.Follower
+	at                int64 // where the result's cursor points
+	rewatch           int   // streams followed anew
+	out               waitForTextOut
+}
+
+// open takes the pane's kept stream (shared with capture_since and kept between calls, so a
+// cursor of either tool resumes it) and looks at the screen: the offset first, then the screen,
+// so that nothing printed after the offset escapes the stream, and what the screen shows now
+// can only be "matched at entry".
+func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
+	live := &w.c.srv.read.live
+	e, err := live.acquire(ctx, w.t.ts, w.key)
+	if err != nil {
+		return fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w: %w", w.t.pane.PaneID, errNoStream, err)
+	}
+	w.e = e
+	off := e.Watch().Offset()
 	if cur != nil {
-		if cur.Gen == e.gen {
+		if cur.Gen == e.Gen() {
 			off = cur.Offset
 		} else {
 			// The cursor's stream was closed (idle too long, or its connection was reopened):
 			// what the pane printed since the cursor cannot be seen; the wait starts now.
-			out.LinesMissed = true
+			w.out.LinesMissed = true
 		}
 	}
-	m := &waitMatcher{pats: pats, stops: stops, quietOnly: in.QuietMs != nil && pats == nil,
-		echoes: func() echoSet { return c.srv.state.echo.echoes(key, time.Now()) }}
-	if len(pats) > 0 {
-		if screen, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", paneID}); err == nil {
-			out.MatchedAtEntry = m.onScreen(screen[0])
+	w.m.Echoes = func() echo.Set { return w.c.srv.state.echo.Echoes(w.key, time.Now()) }
+	if len(w.m.Pats) > 0 {
+		if screen, err := w.t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", w.t.pane.PaneID}); err == nil {
+			w.out.MatchedAtEntry = w.m.OnScreen(screen[0])
 		}
 	}
+	w.at = off
+	w.f = stream.NewFollower(e.Watch(), off).Text().OnEnd(w.reopen)
+	return nil
+}
 
-	// The timeout counts from the start of the call, setup included.
-	wctx, cancel := context.WithDeadline(ctx, start.Add(eff))
+// reopen follows anew a stream that ended for another reason than the pane's or the server's
+// end (its session was destroyed while the pane lives on in another one, its connection
+// closed), a few times at most.
+func (w *textWait) reopen(ctx context.Context, ended error) (*stream.Watch, error) {
+	if errors.Is(ended, stream.ErrOffsetAhead) || errors.Is(ended, stream.ErrPaneGone) || errors.Is(ended, stream.ErrServerGone) || w.rewatch >= waitRewatchMax {
+		return nil, ended
+	}
+	w.rewatch++
+	live := &w.c.srv.read.live
+	live.Drop(w.e)
+	live.Release(w.e)
+	e, err := live.acquire(ctx, w.t.ts, w.key)
+	if err != nil {
+		w.e = nil
+		return nil, ended
+	}
+	w.e = e
+	w.out.LinesMissed = true
+	return e.Watch(), nil
+}
+
+func (w *textWait) close() {
+	if w.e != nil {
+		w.c.srv.read.live.Release(w.e)
+	}
+}
+
+// follow reads the pane's output until the matcher decides, the pane goes quiet for quietMs
+// (when set), the stream ends, or the timeout passes. Woken by the stream: nothing polls.
+func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, error) {
+	wctx, cancel := context.WithDeadline(ctx, w.start.Add(w.eff)) // setup counts too
 	defer cancel()
 	var tick <-chan time.Time
-	if c.hasProgressToken() {
+	if w.c.hasProgressToken() {
 		tk := time.NewTicker(time.Second)
 		defer tk.Stop()
 		tick = tk.C
 	}
-	// A stream that ended for another reason than the pane's or the server's end (its session
-	// was destroyed while the pane lives on in another one, its connection closed) is followed
-	// anew, a few times at most.
-	rewatch := 0
-	f := stream.NewFollower(w, off).Text().OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
-		if errors.Is(ended, stream.ErrOffsetAhead) || errors.Is(ended, stream.ErrPaneGone) || errors.Is(ended, stream.ErrServerGone) || rewatch >= waitRewatchMax {
-			return nil, ended
-		}
-		rewatch++
-		live.drop(e)
-		live.release(e)
-		var err error
-		if e, err = live.acquire(ctx, t.ts, key); err != nil {
-			e = nil
-			return nil, ended
-		}
-		out.LinesMissed = true
-		return e.Watch(), nil
-	})
-	cursorAt := off
-	mint := func() {
-		out.Cursor = newCursor(id, t.pane, e.gen, cursorAt).encode()
-		out.Tail = m.tail()
-		out.SawNewOutput = m.saw
-	}
 	// The quiet wait: a timer pushed back by every chunk the pane prints.
 	var quiet <-chan time.Time
-	var quietT *time.Timer
-	if in.QuietMs != nil {
-		quietT = time.NewTimer(time.Duration(*in.QuietMs) * time.Millisecond)
-		defer quietT.Stop()
-		quiet = quietT.C
+	pushQuiet := func() {}
+	if quietMs != nil {
+		d := time.Duration(*quietMs) * time.Millisecond
+		qt := time.NewTimer(d)
+		defer qt.Stop()
+		quiet, pushQuiet = qt.C, func() { qt.Reset(d) }
 	}
 	for {
-		changed := f.Watch().Changed() // before the read: a write after it closes this channel
-		ch, rerr := f.Read(ctx, waitReadChunk)
-		cursorAt = f.Offset()
+		changed := w.f.Watch().Changed() // before the read: a write after it closes this channel
+		ch, rerr := w.f.Read(ctx, waitReadChunk)
+		w.at = w.f.Offset()
 		if ch.Missed > 0 || ch.Gaps > 0 {
-			out.LinesMissed = true
+			w.out.LinesMissed = true
 		}
 		if len(ch.Data) > 0 {
-			lastOutput = time.Now()
-			if quietT != nil {
-				quietT.Reset(time.Duration(*in.QuietMs) * time.Millisecond)
-			}
-			if d := m.feed(ch.Data, ch.At); d.outcome != "" {
-				cursorAt = d.off
-				out.Outcome, out.MatchedIndex, out.MatchedLines = d.outcome, d.index, d.lines
-				mint()
-				return finish()
+			w.lastOutput = time.Now()
+			pushQuiet()
+			if d := w.m.Feed(ch.Data, ch.At); d.Outcome != "" {
+				w.at = d.Off
+				w.out.Outcome, w.out.MatchedIndex, w.out.MatchedLines = d.Outcome, d.Index, d.Lines
+				return w.end()
 			}
 			continue
 		}
@@ -253,40 +255,55 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 			if errors.Is(rerr, stream.ErrOffsetAhead) {
 				return waitForTextOut{}, fail(waitCursorHint, "cursor: its position lies beyond the pane's output")
 			}
-			out.Outcome = outPaneDied
-			if e == nil {
-				out.Tail, out.SawNewOutput = m.tail(), m.saw
-				return finish()
-			}
-			mint()
-			return finish()
+			w.out.Outcome = waitmatch.PaneDied
+			return w.end()
 		}
 		select {
 		case <-changed:
 		case <-quiet:
-			out.Outcome = outQuiet
-			mint()
-			return finish()
+			w.out.Outcome = waitmatch.Quiet
+			return w.end()
 		case <-tick:
-			el := time.Since(start).Seconds()
-			c.Progress(ctx, el, eff.Seconds(), fmt.Sprintf("Waiting on pane %s: %.1fs elapsed, %.1fs left", paneID, el, max(eff.Seconds()-el, 0)))
+			el := time.Since(w.start).Seconds()
+			w.c.Progress(ctx, el, w.eff.Seconds(), fmt.Sprintf("Waiting on pane %s: %.1fs elapsed, %.1fs left", w.t.pane.PaneID, el, max(w.eff.Seconds()-el, 0)))
 		case <-wctx.Done():
 			if ctx.Err() != nil {
 				return waitForTextOut{}, ctx.Err()
 			}
-			out.Outcome = outTimeout
-			if m.alt.seen {
-				out.Outcome = outAltScreen
-			}
-			// tmux announces no pane that dies under remain-on-exit (unless it is its
-			// window's active pane): one look at the deadline tells a dead pane from a quiet one.
-			if paneDead(context.WithoutCancel(ctx), t.ts, paneID) {
-				out.Outcome = outPaneDied
-			}
-			mint()
-			return finish()
+			return w.timedOut(ctx)
 		}
 	}
+}
+
+// timedOut ends a wait at its deadline: timeout, or alternate_screen when the pane switched to
+// it. tmux announces no pane that dies under remain-on-exit (unless it is its window's active
+// pane): one look at the deadline tells a dead pane from a quiet one.
+func (w *textWait) timedOut(ctx context.Context) (waitForTextOut, error) {
+	w.out.Outcome = waitmatch.Timeout
+	if w.m.AltSeen() {
+		w.out.Outcome = waitmatch.AltScreen
+	}
+	if paneDead(context.WithoutCancel(ctx), w.t.ts, w.t.pane.PaneID) {
+		w.out.Outcome = waitmatch.PaneDied
+	}
+	return w.end()
+}
+
+// end fills in what the pane showed and a cursor at w.at (none when the stream could not be
+// reopened), and finishes.
+func (w *textWait) end() (waitForTextOut, error) {
+	if w.e != nil {
+		w.out.Cursor = cursor.New(w.id, w.t.pane, w.e.Gen(), w.at).Encode()
+	}
+	w.out.Tail, w.out.SawNewOutput = w.m.Tail(), w.m.Saw()
+	return w.finish()
+}
+
+func (w *textWait) finish() (waitForTextOut, error) {
+	w.out.ElapsedSeconds = math.Round(time.Since(w.start).Seconds()*1000) / 1000
+	w.out.QuietMs = int(time.Since(w.lastOutput) / time.Millisecond)
+	w.out.Found = w.out.Outcome == waitmatch.Matched || w.out.Outcome == waitmatch.AnyOutput
+	return w.out, nil
 }
 
 // paneDead reports whether the pane is dead (remain-on-exit) or gone, asking tmux once.
@@ -298,21 +315,6 @@ func paneDead(ctx context.Context, ts *tmux.Server, pane string) bool {
 		return errors.Is(err, tmux.ErrNotFound)
 	}
 	return len(out) == 1 && len(out[0]) == 1 && out[0][0] == "1"
-}
-
-func seconds(s float64) time.Duration {
-	if s <= 0 || math.IsNaN(s) {
-		return 0
-	}
-	if s > MaxWait.Seconds() {
-		return MaxWait
-	}
-	return time.Duration(s * float64(time.Second))
-}
-
-// hasProgressToken reports whether the client asked for progress notifications.
-func (c *Call) hasProgressToken() bool {
-	return c.req != nil && c.req.Session != nil && c.req.Params != nil && c.req.Params.GetProgressToken() != nil
 }
 
 // compilePatterns compiles the patterns of argument arg: Go RE2 when regex, else the literal
@@ -352,198 +354,4 @@ func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regex
 		out = append(out, re)
 	}
 	return out, nil
-}
-
-// waitMatcher turns stream bytes into lines, removes our echo and checks stop, then patterns.
-type waitMatcher struct {
-	pats, stops []*regexp.Regexp
-	echoes      func() echoSet
-	quietOnly   bool // no patterns and a quiet wait: output is not an outcome by itself
-
-	f           stream.Filter
-	alt         altScreen
-	redraw      bool // a reverse index was seen since the last LF
-	lastESC     bool // the last byte fed was ESC
-	lastPartial string
-	saw         bool
-	tailLines   []string
-	partial     string
-}
-
-var reverseIndex = []byte("\x1bM")
-
-// decision is a finished wait: its outcome, the pattern index, the lines shown, and the stream
-// offset just after the deciding line.
-type decision struct {
-	outcome string
-	index   *int
-	lines   []string
-	off     int64
-}
-
-// onScreen reports whether a pattern matches a line of the screen at entry (echo removed).
-func (m *waitMatcher) onScreen(lines []string) bool {
-	echoes := m.echoes()
-	for _, l := range lines {
-		clean := stripEcho(l, echoes, false)
-		for _, re := range m.pats {
-			if re.MatchString(clean) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// feed filters data (which starts at stream offset base) line by line, so that a decision knows
-// the offset right after its line.
-func (m *waitMatcher) feed(data []byte, base int64) decision {
-	echoes := m.echoes()
-	var anyLines []string
-	for len(data) > 0 {
-		seg := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			seg = data[:i+1]
-		}
-		data = data[len(seg):]
-		base += int64(len(seg))
-		m.alt.scan(seg)
-		m.f.Write(seg)
-		// A line ended after a reverse index (ESC M) was drawn by a line editor moving its
-		// cursor (fish draws the rows of a long typed line so): while we typed, it is echo.
-		if bytes.Contains(seg, reverseIndex) || m.lastESC && len(seg) > 0 && seg[0] == 'M' {
-			m.redraw = true
-		}
-		m.lastESC = seg[len(seg)-1] == 0x1b
-		redraw := m.redraw && !echoes.empty()
-		if seg[len(seg)-1] == '\n' {
-			m.redraw = false
-		}
-		for _, line := range m.f.Lines() {
-			m.addTail(line)
-			m.partial, m.lastPartial = "", ""
-			if redraw {
-				continue
-			}
-			if d := m.check(line, echoes, false, &anyLines); d.outcome != "" {
-				d.off = base
-				return d
-			}
-		}
-	}
-	m.partial = m.f.Partial()
-	if m.partial != m.lastPartial {
-		m.lastPartial = m.partial
-		if d := m.check(m.partial, echoes, true, &anyLines); d.outcome != "" {
-			d.off = base
-			return d
-		}
-	}
-	if m.pats == nil && !m.quietOnly && len(anyLines) > 0 {
-		return decision{outcome: outAny, lines: boundLines(anyLines), off: base}
-	}
-	return decision{}
-}
-
-// check matches one line. With patterns null, a line with new text is collected in anyLines
-// (the decision comes once the whole chunk was read).
-func (m *waitMatcher) check(line string, echoes echoSet, partial bool, anyLines *[]string) decision {
-	clean := stripEcho(line, echoes, partial)
-	if strings.TrimSpace(clean) == "" {
-		return decision{}
-	}
-	m.saw = true
-	for i, re := range m.stops {
-		if re.MatchString(clean) {
-			return decision{outcome: outStopped, index: &i, lines: boundLines([]string{line})}
-		}
-	}
-	if m.pats == nil {
-		*anyLines = append(*anyLines, line)
-		return decision{}
-	}
-	for i, re := range m.pats {
-		if re.MatchString(clean) {
-			return decision{outcome: outMatched, index: &i, lines: boundLines([]string{line})}
-		}
-	}
-	return decision{}
-}
-
-func (m *waitMatcher) addTail(line string) {
-	m.tailLines = append(m.tailLines, line)
-	if len(m.tailLines) > 2*waitTailLines {
-		m.tailLines = append(m.tailLines[:0], m.tailLines[len(m.tailLines)-waitTailLines:]...)
-	}
-}
-
-// tail returns the last lines seen, the unfinished one included.
-func (m *waitMatcher) tail() []string {
-	lines := append([]string{}, m.tailLines...)
-	if m.partial != "" {
-		lines = append(lines, m.partial)
-	}
-	return boundLines(lines)
-}
-
-// boundLines keeps the newest lines within waitTailLines lines and waitTailBytes bytes.
-func boundLines(lines []string) []string {
-	if len(lines) > waitTailLines {
-		lines = lines[len(lines)-waitTailLines:]
-	}
-	total := 0
-	for i := len(lines) - 1; i >= 0; i-- {
-		total += len(lines[i])
-		if total > waitTailBytes {
-			if i == len(lines)-1 {
-				return []string{stream.TailBytes(lines[i], waitTailBytes)}
-			}
-			return append([]string{}, lines[i+1:]...)
-		}
-	}
-	return append([]string{}, lines...)
-}
-
-// altScreen notices a switch to the alternate screen (ESC [ ? 1049 h, 1047 h or 47 h) in raw
-// output, also when the sequence is split between chunks.
-type altScreen struct {
-	carry []byte
-	on    bool
-	seen  bool // switched on during the wait
-}
-
-var altSeqs = []struct {
-	seq []byte
-	on  bool
-}{
-	{[]byte("\x1b[?1049h"), true}, {[]byte("\x1b[?1047h"), true}, {[]byte("\x1b[?47h"), true},
-	{[]byte("\x1b[?1049l"), false}, {[]byte("\x1b[?1047l"), false}, {[]byte("\x1b[?47l"), false},
-}
-
-const altCarry = 7 // longest sequence minus one
-
-func (a *altScreen) scan(p []byte) {
-	if bytes.IndexByte(p, 0x1b) < 0 && len(a.carry) == 0 {
-		return
-	}
-	buf := append(a.carry, p...)
-	last, on := -1, false
-	for _, s := range altSeqs {
-		if i := bytes.LastIndex(buf, s.seq); i > last {
-			last, on = i, s.on
-		}
-	}
-	if last >= 0 {
-		a.on = on
-		if on {
-			a.seen = true
-		}
-	}
-	if len(buf) > altCarry {
-		buf = buf[len(buf)-altCarry:]
-	}
-	a.carry = append(a.carry[:0:0], buf...)
-	if bytes.IndexByte(a.carry, 0x1b) < 0 {
-		a.carry = a.carry[:0]
-	}
 }

@@ -2,7 +2,7 @@
 // the built binary over stdio with the go-sdk client, and prints medians and p95s next to the raw
 // tmux floors measured in the same run, with the ratios.
 //
-//	go run ./cmd/tmux-mcp-bench [-n 1000] [-runs 30] [-idle 10s] [-scale=false] [-bin path/to/tmux-mcp]
+//	go run ./cmd/tmux-mcp-bench [-n 1000] [-runs 30] [-idle 10s] [-scale=false] [-bin path/to/tmux-mcp] [-compare before=path/to/other/tmux-mcp]
 package main
 
 import (
@@ -22,17 +22,34 @@ func main() {
 		serveNoop()
 		return
 	}
-	n := flag.Int("n", 1000, "timed calls of each cheap read (and of its control-mode floor)")
-	runs := flag.Int("runs", 30, "calls of run_shell_command")
-	bin := flag.String("bin", "", "tmux-mcp binary (built from this checkout when empty)")
-	idle := flag.Duration("idle", 10*time.Second, "idle measurement window (0 skips it)")
-	scale := flag.Bool("scale", true, "measure list_panes over 1,000 panes and search_panes over 200 panes × 2,000 lines")
-	remote := flag.Bool("remote", true, "measure a host over loopback ssh (a private sshd on 127.0.0.1; needs openssh-server)")
+	var cfg config
+	flag.IntVar(&cfg.n, "n", 1000, "timed calls of each cheap read (and of its control-mode floor)")
+	flag.IntVar(&cfg.runs, "runs", 30, "calls of run_shell_command")
+	flag.StringVar(&cfg.bin, "bin", "", "tmux-mcp binary (built from this checkout when empty)")
+	flag.DurationVar(&cfg.idle, "idle", 10*time.Second, "idle measurement window (0 skips it)")
+	flag.BoolVar(&cfg.scale, "scale", true, "measure list_panes over 1,000 panes and search_panes over 200 panes × 2,000 lines")
+	flag.BoolVar(&cfg.remote, "remote", true, "measure a host over loopback ssh (a private sshd on 127.0.0.1; needs openssh-server)")
+	compare := flag.String("compare", "", "other tmux-mcp binaries (comma list of label=path) whose start-up and list_sessions are measured beside this one's, in turns")
+	flag.BoolVar(&cfg.compareOnly, "compare-only", false, "with -compare: only the comparison rows")
 	flag.Parse()
-	if err := run(*bin, *n, *runs, *idle, *scale, *remote); err != nil {
+	var err error
+	if cfg.compare, err = parseBuilds(*compare); err == nil {
+		err = run(cfg)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "tmux-mcp-bench:", err)
 		os.Exit(1)
 	}
+}
+
+// config is what the flags ask for.
+type config struct {
+	bin           string
+	n, runs       int
+	idle          time.Duration
+	scale, remote bool
+	compare       []build // other builds measured beside this one (-compare)
+	compareOnly   bool
 }
 
 // row is one line of the report.
@@ -69,20 +86,15 @@ func yesNo(ok bool) string {
 	return "no"
 }
 
-func run(bin string, n, runs int, idle time.Duration, scale, remote bool) error {
+func run(cfg config) error {
 	dir, err := os.MkdirTemp("", "tmb")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if bin == "" {
-		bin = filepath.Join(dir, "tmux-mcp")
-		// Static, as the README's install command builds it.
-		build := exec.Command("go", "build", "-o", bin, "./cmd/tmux-mcp")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building tmux-mcp (run from the repository root, or pass -bin): %w", err)
+	if cfg.bin == "" {
+		if cfg.bin, err = buildHere(dir); err != nil {
+			return err
 		}
 	}
 	tmx, err := newTmux(dir)
@@ -92,138 +104,204 @@ func run(bin string, n, runs int, idle time.Duration, scale, remote bool) error 
 	defer tmx.kill()
 	ctx := context.Background()
 	var rows []row
-
-	cl, err := connect(ctx, bin, tmx)
+	if len(cfg.compare) > 0 {
+		builds := append([]build{{label: "this build", bin: cfg.bin}}, cfg.compare...)
+		more, err := compareRows(ctx, builds, tmx, cfg.n)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+		if cfg.compareOnly {
+			printRows(rows)
+			return nil
+		}
+	}
+	cl, err := connect(ctx, cfg.bin, tmx)
 	if err != nil {
 		return err
 	}
 	defer cl.close()
-	// The floor of a start: the same binary doing nothing (tmux-mcp version), which is the cost
-	// of starting a Go program of this size on this machine.
-	// Starts and floors alternate, so that a noisy moment weighs on both alike.
-	startups, listed, startFloor := samples{cl.startup}, samples{cl.listed}, samples{}
-	for i := 0; i < 10; i++ {
-		t0 := time.Now()
-		if err := exec.Command(bin, "version").Run(); err != nil {
-			return err
-		}
-		startFloor = append(startFloor, time.Since(t0))
-		c, err := connect(ctx, bin, tmx)
+	b := &bench{ctx: ctx, cfg: cfg, dir: dir, tmx: tmx, cl: cl}
+	for _, step := range []func(*bench) ([]row, error){startupRows, cheapReadRows, runRows, waitRows, screenshotStep, idleRows, remoteStep, rssRows, scaleStep} {
+		more, err := step(b)
 		if err != nil {
 			return err
+		}
+		rows = append(rows, more...)
+	}
+	printRows(rows)
+	return nil
+}
+
+// buildHere builds tmux-mcp from this checkout into dir: static, as the README's install
+// command builds it.
+func buildHere(dir string) (string, error) {
+	bin := filepath.Join(dir, "tmux-mcp")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/tmux-mcp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building tmux-mcp (run from the repository root, or pass -bin): %w", err)
+	}
+	return bin, nil
+}
+
+// bench is what every step of a run shares: the tmux server and the client of the server
+// under test.
+type bench struct {
+	ctx context.Context
+	cfg config
+	dir string
+	tmx *benchTmux
+	cl  *client
+	// ls and rs are the local list_sessions and run_shell_command samples, which the remote
+	// rows compare with.
+	ls, rs samples
+}
+
+// startupRows times starts of the server, each beside the floor of a start: the same binary
+// doing nothing (tmux-mcp version), the cost of starting a Go program of this size here. Starts
+// and floors alternate, so that a noisy moment weighs on both alike.
+func startupRows(b *bench) ([]row, error) {
+	startups, listed, startFloor := samples{b.cl.startup}, samples{b.cl.listed}, samples{}
+	for i := 0; i < 10; i++ {
+		t0 := time.Now()
+		if err := exec.Command(b.cfg.bin, "version").Run(); err != nil {
+			return nil, err
+		}
+		startFloor = append(startFloor, time.Since(t0))
+		c, err := connect(b.ctx, b.cfg.bin, b.tmx)
+		if err != nil {
+			return nil, err
 		}
 		c.close()
 		startups = append(startups, c.startup)
 		listed = append(listed, c.listed)
 	}
-	rows = append(rows, row{what: fmt.Sprintf("startup to initialize reply (n=%d)", len(startups)), value: stat(startups), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(startups, startFloor), target: "≤ 20 ms",
-		met: yesNo(startups.pct(0.5) <= 20*time.Millisecond)})
-	// The server registers its tools beside the handshake; this row shows when all of it is done.
-	rows = append(rows, row{what: "startup to tools/list reply (all tools)", value: stat(listed), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(listed, startFloor), target: "(no target; shows the whole start)"})
-	sizes, err := toolsListRows(bin, tmx)
-	if err != nil {
-		return err
+	rows := []row{
+		{what: fmt.Sprintf("startup to initialize reply (n=%d)", len(startups)), value: stat(startups), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(startups, startFloor), target: "≤ 20 ms",
+			met: yesNo(startups.pct(0.5) <= 20*time.Millisecond)},
+		// The server registers its tools beside the handshake; this row shows when all of it is done.
+		{what: "startup to tools/list reply (all tools)", value: stat(listed), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(listed, startFloor), target: "(no target; shows the whole start)"},
 	}
-	rows = append(rows, sizes...)
+	sizes, err := toolsListRows(b.cfg.bin, b.tmx)
+	return append(rows, sizes...), err
+}
 
-	// Cheap read, with its floors: the go-sdk client, a bare client and a bare control-mode
-	// client, each for n calls in a row. Back to back, as the spec's reference floors were
-	// measured: on these VMs a call after an idle moment is slower in every process involved
-	// (README, Benchmark).
-	raw, err := startRaw(bin, tmx)
+// cheapReadRows times list_sessions with its floors: the go-sdk client, a bare client and a
+// bare control-mode client, each for n calls in a row. Back to back, as the spec's reference
+// floors were measured: on these VMs a call after an idle moment is slower in every process
+// involved (README, Benchmark).
+func cheapReadRows(b *bench) ([]row, error) {
+	raw, err := startRaw(b.cfg.bin, b.tmx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer raw.close()
-	floor, err := tmx.controlFloor()
+	floor, err := b.tmx.controlFloor()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer floor.close()
-	args := map[string]any{}
+	n := b.cfg.n
 	timeN := func(f func() error) (samples, error) { return timeSamples(warmup, n, f) }
-	ls, err := timeN(func() error { _, err := cl.call(ctx, "list_sessions", args); return err })
+	ls, err := timeN(func() error { _, err := b.cl.call(b.ctx, "list_sessions", map[string]any{}); return err })
 	if err != nil {
-		return err
+		return nil, err
 	}
+	b.ls = ls
 	bare, err := timeN(func() error { return raw.callTool("list_sessions") })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctlFloor, err := timeN(floor.listSessions)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sdkFloor, bareSDKFloor, err := noopFloors(ctx, timeN)
+	sdkFloor, bareSDKFloor, err := noopFloors(b.ctx, timeN)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	spawnFloor, err := tmx.timeSpawned(n/10+1, "list-sessions")
+	spawnFloor, err := b.tmx.timeSpawned(n/10+1, "list-sessions")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows = append(rows,
-		row{what: fmt.Sprintf("list_sessions over stdio, go-sdk client (n=%d)", n), value: stat(ls), floor: "spawned tmux list-sessions " + stat(spawnFloor), ratio: ratio(ls, spawnFloor), target: "median ≤ 0.3 ms (10× a 0.03 ms round trip)",
+	return []row{
+		{what: fmt.Sprintf("list_sessions over stdio, go-sdk client (n=%d)", n), value: stat(ls), floor: "spawned tmux list-sessions " + stat(spawnFloor), ratio: ratio(ls, spawnFloor), target: "median ≤ 0.3 ms (10× a 0.03 ms round trip)",
 			met: verdict(ls.pct(0.5), 300*time.Microsecond, ctlFloor.pct(0.5), refControl)},
-		row{what: "", floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(ls, ctlFloor)},
-		row{what: "", floor: "go-sdk server, no-op tool " + stat(sdkFloor), ratio: ratio(ls, sdkFloor)},
-		row{what: fmt.Sprintf("list_sessions over stdio, bare JSON-RPC client (n=%d)", n), value: stat(bare), floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(bare, ctlFloor)},
-		row{what: "", floor: "go-sdk server, no-op tool " + stat(bareSDKFloor), ratio: ratio(bare, bareSDKFloor)},
-	)
+		{what: "", floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(ls, ctlFloor)},
+		{what: "", floor: "go-sdk server, no-op tool " + stat(sdkFloor), ratio: ratio(ls, sdkFloor)},
+		{what: fmt.Sprintf("list_sessions over stdio, bare JSON-RPC client (n=%d)", n), value: stat(bare), floor: "control-mode round trip " + stat(ctlFloor), ratio: ratio(bare, ctlFloor)},
+		{what: "", floor: "go-sdk server, no-op tool " + stat(bareSDKFloor), ratio: ratio(bare, bareSDKFloor)},
+	}, nil
+}
 
-	var rs samples
-	if cl.has("run_shell_command") {
-		rs, err = cl.timeCalls(ctx, "run_shell_command", map[string]any{"paneId": tmx.pane, "command": "true"}, runs)
-		if err != nil {
-			return err
-		}
-		echo, err := tmx.timeEcho(ctx, runs)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{what: fmt.Sprintf("run_shell_command true, bash (n=%d)", runs), value: stat(rs), floor: "send-keys echo + output back " + stat(echo), ratio: ratio(rs, echo), target: "median ≤ 3 ms, p95 ≤ 6 ms (15×, 30× a 0.2 ms echo)",
-			met: worse(verdict(rs.pct(0.5), 3*time.Millisecond, echo.pct(0.5), refEcho), verdict(rs.pct(0.95), 6*time.Millisecond, echo.pct(0.5), refEcho))})
+// runRows times run_shell_command beside send-keys of echo and its output seen back.
+func runRows(b *bench) ([]row, error) {
+	if !b.cl.has("run_shell_command") {
+		return nil, nil
 	}
-	if cl.has("wait_for_text") {
-		wake, err := cl.timeWake(ctx, tmx, 20)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{what: "wait_for_text wake-up (print seen by tmux → result)", value: stat(wake), target: "median ≤ 1 ms", met: yesNo(wake.pct(0.5) <= time.Millisecond)})
+	runs := b.cfg.runs
+	rs, err := b.cl.timeCalls(b.ctx, "run_shell_command", map[string]any{"paneId": b.tmx.pane, "command": "true"}, runs)
+	if err != nil {
+		return nil, err
 	}
-	if cl.has("screenshot_pane") {
-		shots, err := screenshotRows(ctx, bin, tmx, dir, runs)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, shots...)
+	b.rs = rs
+	echo, err := b.tmx.timeEcho(b.ctx, runs)
+	if err != nil {
+		return nil, err
 	}
-	if idle > 0 && cl.has("capture_since") {
-		cpu, watched, err := cl.idleCPU(ctx, tmx, idle)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{what: fmt.Sprintf("idle CPU over %v, %d watched panes", idle, watched), value: ms(cpu), target: "≤ 5 ms", met: yesNo(cpu <= 5*time.Millisecond)})
-	}
-	if remote {
-		more, err := remoteRows(ctx, bin, dir, n, runs, ls, rs)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, more...)
-	}
-	rss := float64(cl.peakRSS()) / 1024
-	rows = append(rows, row{what: "peak RSS of the server", value: fmt.Sprintf("%.1f MB", rss), target: "≤ 15 MB", met: yesNo(rss <= 15)})
-	if scale {
-		more, err := scaleRows(ctx, bin, dir)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, more...)
-	}
+	return []row{{what: fmt.Sprintf("run_shell_command true, bash (n=%d)", runs), value: stat(rs), floor: "send-keys echo + output back " + stat(echo), ratio: ratio(rs, echo), target: "median ≤ 3 ms, p95 ≤ 6 ms (15×, 30× a 0.2 ms echo)",
+		met: worse(verdict(rs.pct(0.5), 3*time.Millisecond, echo.pct(0.5), refEcho), verdict(rs.pct(0.95), 6*time.Millisecond, echo.pct(0.5), refEcho))}}, nil
+}
 
-	printRows(rows)
-	return nil
+func waitRows(b *bench) ([]row, error) {
+	if !b.cl.has("wait_for_text") {
+		return nil, nil
+	}
+	wake, err := b.cl.timeWake(b.ctx, b.tmx, 20)
+	if err != nil {
+		return nil, err
+	}
+	return []row{{what: "wait_for_text wake-up (print seen by tmux → result)", value: stat(wake), target: "median ≤ 1 ms", met: yesNo(wake.pct(0.5) <= time.Millisecond)}}, nil
+}
+
+func screenshotStep(b *bench) ([]row, error) {
+	if !b.cl.has("screenshot_pane") {
+		return nil, nil
+	}
+	return screenshotRows(b.ctx, b.cfg.bin, b.tmx, b.dir, b.cfg.runs)
+}
+
+func idleRows(b *bench) ([]row, error) {
+	idle := b.cfg.idle
+	if idle <= 0 || !b.cl.has("capture_since") {
+		return nil, nil
+	}
+	cpu, watched, err := b.cl.idleCPU(b.ctx, b.tmx, idle)
+	if err != nil {
+		return nil, err
+	}
+	return []row{{what: fmt.Sprintf("idle CPU over %v, %d watched panes", idle, watched), value: ms(cpu), target: "≤ 5 ms", met: yesNo(cpu <= 5*time.Millisecond)}}, nil
+}
+
+func remoteStep(b *bench) ([]row, error) {
+	if !b.cfg.remote {
+		return nil, nil
+	}
+	return remoteRows(b.ctx, b.cfg.bin, b.dir, b.cfg.n, b.cfg.runs, b.ls, b.rs)
+}
+
+func rssRows(b *bench) ([]row, error) {
+	rss := float64(b.cl.peakRSS()) / 1024
+	return []row{{what: "peak RSS of the server", value: fmt.Sprintf("%.1f MB", rss), target: "≤ 15 MB", met: yesNo(rss <= 15)}}, nil
+}
+
+func scaleStep(b *bench) ([]row, error) {
+	if !b.cfg.scale {
+		return nil, nil
+	}
+	return scaleRows(b.ctx, b.cfg.bin, b.dir)
 }
 
 func printRows(rows []row) {

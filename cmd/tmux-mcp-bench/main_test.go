@@ -26,7 +26,7 @@ func TestBenchSmoke(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../tmux-mcp").CombinedOutput(); err != nil {
 		t.Fatalf("building tmux-mcp: %v\n%s", err, out)
 	}
-	if err := run(bin, 5, 2, 0, false, true); err != nil {
+	if err := run(config{bin: bin, n: 5, runs: 2, remote: true, compare: []build{{label: "again", bin: bin}}}); err != nil {
 		t.Fatal(err)
 	}
 }

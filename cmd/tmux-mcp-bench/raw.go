@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"time"
 )
 
 // rawClient is a bare JSON-RPC client (newline-delimited JSON over the server's stdin and
@@ -65,4 +66,25 @@ func (c *rawClient) callTool(name string) error {
 func (c *rawClient) close() {
 	c.in.Close()
 	c.cmd.Wait()
+}
+
+// rawStartup starts cmd and times, with the bare client, its initialize reply and then its
+// tools/list reply (sent right after the initialized notification), both from the start of
+// the process: the server's start without the go-sdk client's own work on a 57 KB list.
+func rawStartup(cmd *exec.Cmd) (initialized, listed time.Duration, err error) {
+	start := time.Now()
+	c, err := startRawCmd(cmd)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.close()
+	initialized = time.Since(start)
+	reply, err := c.request(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !bytes.Contains(reply, []byte(`"tools":[`)) {
+		return 0, 0, fmt.Errorf("tools/list: %.200s", reply)
+	}
+	return initialized, time.Since(start), nil
 }

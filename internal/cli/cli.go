@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,16 +61,52 @@ type IO struct {
 	OwnProcess bool
 }
 
+// command is one subcommand of the command line.
+type command struct {
+	name   string
+	server bool // runs on a server built from the flags (invocation.srv)
+	args   bool // takes arguments (call: the tool and its JSON); the others take none
+	run    func(ctx context.Context, in *invocation) int
+}
+
+var commands = []command{
+	{name: "serve", server: true, run: serve},
+	{name: "tools", server: true, run: func(_ context.Context, in *invocation) int { return listTools(in.srv, in.sio.Stdout) }},
+	{name: "call", server: true, args: true, run: func(ctx context.Context, in *invocation) int { return call(ctx, in.srv, in.args, in.sio) }},
+	{name: "doctor", server: true, run: func(ctx context.Context, in *invocation) int { return doctor(ctx, in.srv, in.st, in.opts, in.sio) }},
+	{name: "version", run: func(_ context.Context, in *invocation) int {
+		fmt.Fprintln(in.sio.Stdout, "tmux-mcp", version())
+		return 0
+	}},
+	{name: "help", run: func(_ context.Context, in *invocation) int {
+		in.fs.Usage()
+		return 0
+	}},
+}
+
+// invocation is one run of the command line: what the flags said, and the server built.
+type invocation struct {
+	sio      IO
+	fs       *flag.FlagSet
+	st       *settings
+	args     []string // the command's arguments
+	opts     server.Options
+	srv      *server.Server
+	stdin    io.Reader // sio.Stdin, or the poller's view of it (TuneForStdio)
+	resumeGC func()    // turns the collector back on (pauseGC)
+	restore  func()    // undoes TuneForStdio
+}
+
 // Run runs the command line and returns the exit status.
 func Run(ctx context.Context, args []string, sio IO) int {
-	fs := flag.NewFlagSet("tmux-mcp", flag.ContinueOnError)
-	fs.SetOutput(sio.Stderr)
-	st := addFlags(fs, sio.Env)
-	fs.Usage = func() {
+	in := &invocation{sio: sio, fs: flag.NewFlagSet("tmux-mcp", flag.ContinueOnError)}
+	in.fs.SetOutput(sio.Stderr)
+	in.st = addFlags(in.fs, sio.Env)
+	in.fs.Usage = func() {
 		fmt.Fprint(sio.Stderr, usage)
-		fs.PrintDefaults()
+		in.fs.PrintDefaults()
 	}
-	cmd, cmdArgs, err := parseArgs(fs, st, args)
+	name, cmdArgs, err := parseArgs(in.fs, in.st, args)
 	var misuse misuseError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -78,87 +116,98 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		return 2
 	case err != nil: // the flag package has said what was wrong
 		return 2
-	case cmd == "help":
-		fs.Usage()
-		return 0
-	case cmd == "version":
-		fmt.Fprintln(sio.Stdout, "tmux-mcp", version())
-		return 0
 	}
-	switch cmd {
-	case "serve", "tools", "call", "doctor":
-	default:
-		fmt.Fprintf(sio.Stderr, "tmux-mcp: unknown command %q\n\n", cmd)
-		fs.Usage()
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	switch {
+	case i < 0:
+		fmt.Fprintf(sio.Stderr, "tmux-mcp: unknown command %q\n\n", name)
+		in.fs.Usage()
+		return 2
+	case !commands[i].server:
+		return commands[i].run(ctx, in)
+	case !commands[i].args && len(cmdArgs) > 0:
+		fmt.Fprintf(sio.Stderr, "tmux-mcp: %s takes no arguments, got %q; `tmux-mcp --help` shows the usage\n", name, cmdArgs)
 		return 2
 	}
-	if cmd != "call" && len(cmdArgs) > 0 {
-		fmt.Fprintf(sio.Stderr, "tmux-mcp: %s takes no arguments, got %q; `tmux-mcp --help` shows the usage\n", cmd, cmdArgs)
-		return 2
+	in.args = cmdArgs
+	defer in.cleanup()
+	if code := in.build(name); code >= 0 {
+		return code
 	}
-	opts, err := st.options(sio.Env, version(), sio.Stderr)
-	if err != nil {
+	return commands[i].run(ctx, in)
+}
+
+// cleanup undoes what build did, the server first.
+func (in *invocation) cleanup() {
+	for _, f := range []func(){in.closeServer, in.resumeGC, in.restore} {
+		if f != nil {
+			f()
+		}
+	}
+}
+
+func (in *invocation) closeServer() {
+	if in.srv != nil {
+		in.srv.Close()
+	}
+}
+
+// build makes the invocation's server for command name: the options, the tmux binary (but
+// for tools), the process tuned for stdio, the server itself and its notes. It returns an
+// exit status when that failed, else -1.
+func (in *invocation) build(name string) int {
+	sio := in.sio
+	var err error
+	if in.opts, err = in.st.options(sio.Env, version(), sio.Stderr); err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
 	}
-	if cmd != "tools" {
-		bin := opts.TmuxBin
-		if bin == "" {
-			bin = "tmux"
-		}
+	if name != "tools" {
+		bin := cmp.Or(in.opts.TmuxBin, "tmux")
 		if _, err := exec.LookPath(bin); err != nil {
 			fmt.Fprintf(sio.Stderr, "tmux-mcp: cannot find the tmux binary %q: %v\nInstall tmux 3.2a or newer, or set LIBTMUX_TMUX_BIN (--tmux-bin).\n", bin, err)
 			return 1
 		}
 	}
-	stdio := cmd == "serve" && st.http == ""
-	stdin := sio.Stdin
+	stdio := name == "serve" && in.st.http == ""
+	in.stdin = sio.Stdin
 	if stdio && sio.OwnProcess {
 		// Before the server is built: changing GOMAXPROCS later costs a stop of the world
 		// with every P's cached memory to hand back.
-		var restore func()
-		stdin, restore = TuneForStdio(stdin, sio.Env)
-		defer restore()
+		in.stdin, in.restore = TuneForStdio(in.stdin, sio.Env)
 	}
 	// Start-up is mostly garbage (see pauseGC): over stdio the collector resumes once the first
-	// request is answered and the tools are registered, anywhere else once the server is built.
-	resumeGC := sync.OnceFunc(pauseGC())
-	defer resumeGC()
-	srv, err := server.New(opts)
+	// request is answered, anywhere else once the server is built.
+	in.resumeGC = sync.OnceFunc(pauseGC())
+	srv, err := server.New(in.opts)
 	if err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
 	}
-	defer srv.Close()
+	in.srv = srv
 	if !stdio {
-		resumeGC()
+		in.resumeGC()
 	}
-	if cmd != "doctor" { // doctor reports them itself
-		for _, n := range srv.Notes() {
+	if name != "doctor" { // doctor reports them itself
+		for _, n := range in.srv.Notes() {
 			fmt.Fprintln(sio.Stderr, "tmux-mcp: warning:", n)
 		}
 	}
-	switch cmd {
-	case "tools":
-		return listTools(srv, sio.Stdout)
-	case "call":
-		return call(ctx, srv, cmdArgs, sio)
-	case "doctor":
-		return doctor(ctx, srv, st, opts, sio)
-	}
-	if st.http != "" {
-		return serveHTTP(ctx, srv, st, sio)
+	return -1
+}
+
+// serve serves MCP over HTTP (--http) or stdio.
+func serve(ctx context.Context, in *invocation) int {
+	sio, srv := in.sio, in.srv
+	if in.st.http != "" {
+		return serveHTTP(ctx, srv, in.st, sio)
 	}
 	if sio.StdinIsTerminal {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp speaks MCP (JSON-RPC) on stdin: add it to an MCP client rather than typing here; `tmux-mcp --help` shows the subcommands (Ctrl-D quits).")
 	}
-	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP on stdio; socket: %s; safety tier: %s\n", version(), st.socketLabel(), opts.Safety)
-	answered := sync.OnceFunc(func() {
-		go func() {
-			<-srv.Registered()
-			resumeGC()
-		}()
-	})
+	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP on stdio; socket: %s; safety tier: %s\n", version(), in.st.socketLabel(), in.opts.Safety)
+	// In a goroutine: the middleware runs before the reply is written.
+	answered := sync.OnceFunc(func() { go in.resumeGC() })
 	srv.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			defer answered()
@@ -166,12 +215,32 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		}
 	})
 	// wire.Transport, not the SDK's IOTransport, which ends the session on the first bad line.
-	err = srv.MCP().Run(ctx, &wire.Transport{Reader: stdin, Writer: sio.Stdout})
+	err := serveSession(ctx, srv.MCP(), &wire.Transport{Reader: in.stdin, Writer: sio.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveSession serves one session over t until the client leaves or ctx ends. It is the
+// go-sdk's Server.Run without its log lines: Run logs a stop by signal as an error ("server
+// run cancelled"), and the server's log (Options.Logger) is for what went wrong.
+func serveSession(ctx context.Context, ms *mcp.Server, t mcp.Transport) error {
+	ss, err := ms.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 func listTools(srv *server.Server, w io.Writer) int {

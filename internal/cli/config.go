@@ -131,7 +131,8 @@ func list(s string) []string {
 
 // options turns settings into server options; warnings go to stderr, fatal problems are errors.
 func (s *settings) options(env []string, version string, stderr io.Writer) (server.Options, error) {
-	o := server.Options{Version: version, TmuxBin: s.tmuxBin, SocketName: s.socketName, SocketPath: s.socketPath, Audit: s.audit, PipeRoot: s.pipeRoot, Env: env}
+	o := server.Options{Version: version, TmuxBin: s.tmuxBin, SocketName: s.socketName, SocketPath: s.socketPath, Audit: s.audit, PipeRoot: s.pipeRoot, Env: env,
+		Logger: server.WarningLog(stderr)}
 	tier, ok := policy.ParseTier(s.safety)
 	if !ok {
 		fmt.Fprintf(stderr, "tmux-mcp: LIBTMUX_SAFETY=%q is not readonly, mutating or destructive; using readonly\n", s.safety)

@@ -94,7 +94,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, st *settings, sio IO) in
 		fmt.Fprintf(sio.Stderr, "tmux-mcp: bearer token (send as 'Authorization: Bearer <token>'): %s\n", token)
 	}
 	fmt.Fprintf(sio.Stderr, "tmux-mcp %s: serving MCP over HTTP on http://%s/; socket: %s\n", version(), ln.Addr(), st.socketLabel())
-	if err := serveOn(ctx, ln, srv.MCP(), token, lim); err != nil {
+	if err := serveOn(ctx, ln, srv, token, lim); err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 1
 	}
@@ -102,13 +102,15 @@ func serveHTTP(ctx context.Context, srv *server.Server, st *settings, sio IO) in
 }
 
 // serveOn serves MCP over HTTP on ln until ctx ends.
-func serveOn(ctx context.Context, ln net.Listener, ms *mcp.Server, token string, lim httpLimits) error {
+func serveOn(ctx context.Context, ln net.Listener, srv *server.Server, token string, lim httpLimits) error {
+	ms := srv.MCP()
 	f := &httpFront{
 		mcp: ms,
 		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
 			MaxRequestBodyBytes:          maxBody,
 			SessionTimeout:               lim.sessionIdle,
 			PropagateRequestCancellation: true,
+			Logger:                       srv.Logger(),
 		}),
 		auth:     []byte("Bearer " + token),
 		lim:      lim,

@@ -35,7 +35,7 @@ func startHTTP(t *testing.T, lim httpLimits) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveOn(ctx, ln, srv.MCP(), testToken, lim) }()
+	go func() { done <- serveOn(ctx, ln, srv, testToken, lim) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

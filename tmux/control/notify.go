@@ -88,35 +88,34 @@ type outputHeader struct {
 
 func (h outputHeader) paneBytes(line []byte) []byte { return line[h.paneStart:h.paneEnd] }
 
+// paneField reads the pane id that starts at line[start] and ends at a space: the header
+// naming it, and what follows the space.
+func paneField(line []byte, start int) (outputHeader, []byte, bool) {
+	var h outputHeader
+	sp := bytes.IndexByte(line[start:], ' ')
+	if sp < 0 {
+		return h, nil, false
+	}
+	h.paneStart, h.paneEnd = start, start+sp
+	if !validPane(line[h.paneStart:h.paneEnd]) {
+		return h, nil, false
+	}
+	return h, line[start+sp+1:], true
+}
+
 // splitOutput finds the pane, age and raw data of an output line without
 // allocating.
 func splitOutput(line []byte) (outputHeader, []byte, bool) {
-	var h outputHeader
 	switch {
 	case bytes.HasPrefix(line, prefixOutput):
 		// %output %<pane> <data>
-		start := len(prefixOutput)
-		sp := bytes.IndexByte(line[start:], ' ')
-		if sp < 0 {
-			return h, nil, false
-		}
-		h.paneStart, h.paneEnd = start, start+sp
-		if !validPane(line[h.paneStart:h.paneEnd]) {
-			return h, nil, false
-		}
-		return h, line[start+sp+1:], true
+		return paneField(line, len(prefixOutput))
 	case bytes.HasPrefix(line, prefixExtended):
 		// %extended-output %<pane> <age> [reserved args...] : <data>
-		start := len(prefixExtended)
-		sp := bytes.IndexByte(line[start:], ' ')
-		if sp < 0 {
+		h, rest, ok := paneField(line, len(prefixExtended))
+		if !ok {
 			return h, nil, false
 		}
-		h.paneStart, h.paneEnd = start, start+sp
-		if !validPane(line[h.paneStart:h.paneEnd]) {
-			return h, nil, false
-		}
-		rest := line[start+sp+1:]
 		// The argument list ends at the first " : "; the data may hold
 		// " : " itself, arguments never do.
 		var args, data []byte
@@ -139,7 +138,7 @@ func splitOutput(line []byte) (outputHeader, []byte, bool) {
 		h.Extended = true
 		return h, data, true
 	}
-	return h, nil, false
+	return outputHeader{}, nil, false
 }
 
 // validPane reports whether b looks like a pane id: % followed by digits.

@@ -140,20 +140,25 @@ func (f *Filter) Write(p []byte) {
 				f.control(c)
 			}
 		case stOSC, stString:
-			switch c {
-			case bel:
-				if f.state == stOSC {
-					f.state = stGround
-				}
-			case esc:
-				// ESC ends the string; ESC \ (ST) then reads as an
-				// escape sequence and is stripped with it.
-				f.state = stEsc
-			case can, sub:
-				f.state = stGround
-			}
+			f.str(c)
 		}
 		i++
+	}
+}
+
+// str reads a byte of an OSC or another string sequence.
+func (f *Filter) str(c byte) {
+	switch c {
+	case bel:
+		if f.state == stOSC {
+			f.state = stGround
+		}
+	case esc:
+		// ESC ends the string; ESC \ (ST) then reads as an
+		// escape sequence and is stripped with it.
+		f.state = stEsc
+	case can, sub:
+		f.state = stGround
 	}
 }
 

@@ -1,49 +1,49 @@
-package server
+// Package filter is the filters argument of the listing tools: conditions `field[__op]: value`
+// on the JSON fields of the records listed, as libtmux's QueryList takes them
+// (session_name__startswith, pane_current_command__in, window_name__iregex ...).
+package filter
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 )
 
-// filterOps are the operators a filters key may end with (field__op).
-var filterOps = []string{"exact", "iexact", "contains", "icontains", "startswith", "istartswith", "endswith", "iendswith", "in", "nin", "regex", "iregex"}
+// Ops are the operators a filters key may end with (field__op); none means exact.
+var Ops = []string{"exact", "iexact", "contains", "icontains", "startswith", "istartswith", "endswith", "iendswith", "in", "nin", "regex", "iregex"}
 
-// filter is one compiled `field[__op]: value` condition.
-type filter struct {
+// Filter is one compiled `field[__op]: value` condition.
+type Filter struct {
 	field, op, value string
 	re               *regexp.Regexp
 }
 
-// parseFilters reads a filters argument (an object, a JSON string of one, or null) against the
-// fields of model (a struct value whose JSON field names are the valid fields).
-func parseFilters(arg any, model any) ([]filter, error) {
-	m, err := objectArg("filters", arg, `{"session_name__startswith": "dev"}`)
-	if m == nil || err != nil {
-		return nil, err
+// Parse reads the conditions of m against the fields of model (a struct value whose JSON
+// field names are the valid fields). A refusal is a *hint.Error naming what is valid.
+func Parse(m map[string]any, model any) ([]Filter, error) {
+	if len(m) == 0 {
+		return nil, nil
 	}
 	fields := jsonFields(model)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []filter
-	for _, k := range keys {
+	var out []Filter
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		field, op, hasOp := strings.Cut(k, "__")
 		if !hasOp {
 			op = "exact"
 		}
-		if !contains(fields, field) {
-			return nil, fail("Valid fields: "+strings.Join(fields, ", ")+".", "filters: unknown field %q in %q", field, k)
+		if !slices.Contains(fields, field) {
+			return nil, hint.New("Valid fields: "+strings.Join(fields, ", ")+".", "filters: unknown field %q in %q", field, k)
 		}
-		if !contains(filterOps, op) {
-			return nil, fail("Valid operators: "+strings.Join(filterOps, ", ")+".", "filters: unknown operator %q in %q", op, k)
+		if !slices.Contains(Ops, op) {
+			return nil, hint.New("Valid operators: "+strings.Join(Ops, ", ")+".", "filters: unknown operator %q in %q", op, k)
 		}
-		f := filter{field: field, op: op, value: scalar(m[k])}
+		f := Filter{field: field, op: op, value: scalar(m[k])}
 		if op == "regex" || op == "iregex" {
 			expr := f.value
 			if op == "iregex" {
@@ -51,7 +51,7 @@ func parseFilters(arg any, model any) ([]filter, error) {
 			}
 			re, err := regexp.Compile(expr)
 			if err != nil {
-				return nil, fail("Use Go (RE2) regular expression syntax.", "filters: invalid regex in %q: %v", k, err)
+				return nil, hint.New("Use Go (RE2) regular expression syntax.", "filters: invalid regex in %q: %v", k, err)
 			}
 			f.re = re
 		}
@@ -86,16 +86,11 @@ func jsonFields(model any) []string {
 	b, _ := json.Marshal(model)
 	var m map[string]any
 	json.Unmarshal(b, &m)
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
-// match applies the filters to one record.
-func match(fs []filter, record any) bool {
+// Match applies the filters to one record (all must hold).
+func Match(fs []Filter, record any) bool {
 	if len(fs) == 0 {
 		return true
 	}
@@ -110,7 +105,7 @@ func match(fs []filter, record any) bool {
 	return true
 }
 
-func (f filter) match(v string) bool {
+func (f Filter) match(v string) bool {
 	lv, lf := strings.ToLower(v), strings.ToLower(f.value)
 	switch f.op {
 	case "exact":
@@ -144,11 +139,11 @@ func (f filter) match(v string) bool {
 	panic(fmt.Sprintf("filter op %q", f.op))
 }
 
-// applyFilters keeps the records that match.
-func applyFilters[T any](fs []filter, records []T) []T {
+// Apply keeps the records that match.
+func Apply[T any](fs []Filter, records []T) []T {
 	out := make([]T, 0, len(records))
 	for _, r := range records {
-		if match(fs, r) {
+		if Match(fs, r) {
 			out = append(out, r)
 		}
 	}

@@ -1,4 +1,8 @@
-package server
+// Package echo models what a terminal shows of the input typed into it, so that a reader of a
+// pane's output can tell the pane's echo of our own keystrokes from what a program printed
+// (send_keys "echo MARKER" then waiting for MARKER must wait for the command's output, not for
+// the typed line).
+package echo
 
 import (
 	"slices"
@@ -9,28 +13,24 @@ import (
 	"unicode/utf8"
 )
 
-// Echo records: what this server typed into a pane, kept for a few seconds so that
-// wait_for_text does not match the pane's echo of our own keystrokes (send_keys "echo MARKER"
-// then waiting for MARKER must wait for the command's output, not for the typed line).
-//
-// The record models the shell's line editor: literal text appends to the pending line; Enter
+// A Store records what was typed into each pane, for a few seconds. The record models the shell's line editor: literal text appends to the pending line; Enter
 // (or LF/CR in text) submits it; C-c and C-u clear it; BSpace erases a character; any other key
 // (arrows, Home, Tab completion, Escape ...) leaves the line unknown, so the pending text is
 // dropped. Every string that was on the pane's input line — the pending line, each submitted or
-// cleared line, and each fragment sent by one call — is remembered until echoTTL passes.
+// cleared line, and each fragment sent by one call — is remembered until ttl passes.
 
 const (
-	echoTTL    = 10 * time.Second
-	echoMax    = 8    // strings remembered per pane
-	echoMaxLen = 4096 // bytes kept per string (the tail: the end of a line is what is matched)
-	echoPanes  = 256  // panes remembered at most
-	echoCtrlC  = "^C" // how a terminal shows C-c (echoctl)
+	ttl      = 10 * time.Second
+	maxStrs  = 8    // strings remembered per pane
+	maxLen   = 4096 // bytes kept per string (the tail: the end of a line is what is matched)
+	maxPanes = 256  // panes remembered at most
+	ctrlC    = "^C" // how a terminal shows C-c (echoctl)
 )
 
-// echoStore holds the records of every pane. The zero value is ready to use.
-type echoStore struct {
+// Store holds the records of every pane, by the pane's key K. The zero value is ready to use.
+type Store[K comparable] struct {
 	mu    sync.Mutex
-	panes map[paneKey]*paneEcho
+	panes map[K]*paneEcho
 }
 
 type paneEcho struct {
@@ -45,37 +45,37 @@ type echoStr struct {
 	at time.Time
 }
 
-// echoInput is one piece of input: literal text, or one tmux key name.
-type echoInput struct {
-	text string
-	key  string
+// Input is one piece of input: literal text, or one tmux key name.
+type Input struct {
+	Text string
+	Key  string
 }
 
-// typed records input sent to pane k at now.
-func (e *echoStore) typed(k paneKey, in []echoInput, now time.Time) {
+// Typed records input sent to pane k at now.
+func (e *Store[K]) Typed(k K, in []Input, now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.panes == nil {
-		e.panes = map[paneKey]*paneEcho{}
+		e.panes = map[K]*paneEcho{}
 	}
 	p := e.panes[k]
 	if p == nil {
-		if len(e.panes) >= echoPanes {
+		if len(e.panes) >= maxPanes {
 			e.pruneLocked(now, true)
 		}
 		p = &paneEcho{}
 		e.panes[k] = p
 	}
-	if now.Sub(p.pendingAt) > echoTTL {
+	if now.Sub(p.pendingAt) > ttl {
 		p.pending = nil // the line was long since edited by someone else, or run
 	}
 	p.last = now
 	for _, x := range in {
-		if x.key != "" {
-			p.key(x.key, now)
+		if x.Key != "" {
+			p.key(x.Key, now)
 			continue
 		}
-		p.text(x.text, now)
+		p.text(x.Text, now)
 	}
 	p.pendingAt = now
 }
@@ -115,7 +115,7 @@ func (p *paneEcho) text(s string, now time.Time) {
 	p.remember(s[frag:], now)
 }
 
-// key applies one tmux key name (as canonicalKey spells it) to the model.
+// key applies one tmux key name (as keys.Canonical spells it) to the model.
 func (p *paneEcho) key(k string, now time.Time) {
 	switch strings.ToLower(k) {
 	case "enter", "kpenter", "c-m", "c-j", "^m", "^j":
@@ -151,7 +151,7 @@ func (p *paneEcho) submit(now time.Time) {
 // interrupt is C-c: the terminal shows the line followed by ^C.
 func (p *paneEcho) interrupt(now time.Time) {
 	if len(p.pending) > 0 {
-		p.remember(string(p.pending)+echoCtrlC, now)
+		p.remember(string(p.pending)+ctrlC, now)
 	}
 	p.submit(now)
 }
@@ -164,8 +164,8 @@ func (p *paneEcho) remember(s string, now time.Time) {
 	if s == "" {
 		return
 	}
-	if len(s) > echoMaxLen {
-		s = s[len(s)-echoMaxLen:]
+	if len(s) > maxLen {
+		s = s[len(s)-maxLen:]
 		for len(s) > 0 && !utf8.RuneStart(s[0]) {
 			s = s[1:]
 		}
@@ -177,17 +177,17 @@ func (p *paneEcho) remember(s string, now time.Time) {
 		}
 	}
 	p.strs = append(p.strs, echoStr{s: s, at: now})
-	if len(p.strs) > echoMax {
-		p.strs = p.strs[len(p.strs)-echoMax:]
+	if len(p.strs) > maxStrs {
+		p.strs = p.strs[len(p.strs)-maxStrs:]
 	}
 }
 
 // pruneLocked drops expired panes; with force it drops the oldest pane when none expired.
-func (e *echoStore) pruneLocked(now time.Time, force bool) {
-	var oldest paneKey
+func (e *Store[K]) pruneLocked(now time.Time, force bool) {
+	var oldest K
 	var oldestAt time.Time
 	for k, p := range e.panes {
-		if now.Sub(p.last) > echoTTL {
+		if now.Sub(p.last) > ttl {
 			delete(e.panes, k)
 			continue
 		}
@@ -195,55 +195,56 @@ func (e *echoStore) pruneLocked(now time.Time, force bool) {
 			oldest, oldestAt = k, p.last
 		}
 	}
-	if force && len(e.panes) >= echoPanes {
+	if force && len(e.panes) >= maxPanes {
 		delete(e.panes, oldest)
 	}
 }
 
-// echoSet is what was recently typed into one pane: every remembered string, longest first,
-// and the line still pending in the line editor (not submitted yet).
-type echoSet struct {
-	all     []string
-	pending string
+// Set is what was recently typed into one pane: every remembered string, longest first, and
+// the line still pending in the line editor (not submitted yet).
+type Set struct {
+	All     []string
+	Pending string
 }
 
-func (es echoSet) empty() bool { return len(es.all) == 0 }
+// Empty reports whether nothing was typed recently.
+func (es Set) Empty() bool { return len(es.All) == 0 }
 
-// echoes returns what was recently typed into pane k.
-func (e *echoStore) echoes(k paneKey, now time.Time) echoSet {
+// Echoes returns what was recently typed into pane k.
+func (e *Store[K]) Echoes(k K, now time.Time) Set {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.panes[k]
 	if p == nil {
-		return echoSet{}
+		return Set{}
 	}
-	if now.Sub(p.last) > echoTTL {
+	if now.Sub(p.last) > ttl {
 		delete(e.panes, k)
-		return echoSet{}
+		return Set{}
 	}
-	var es echoSet
+	var es Set
 	for _, x := range p.strs {
-		if now.Sub(x.at) <= echoTTL {
-			es.all = append(es.all, x.s)
+		if now.Sub(x.at) <= ttl {
+			es.All = append(es.All, x.s)
 		}
 	}
-	if len(p.pending) > 0 && now.Sub(p.pendingAt) <= echoTTL {
+	if len(p.pending) > 0 && now.Sub(p.pendingAt) <= ttl {
 		s := strings.TrimSpace(string(p.pending))
-		if len(s) > echoMaxLen {
-			s = s[len(s)-echoMaxLen:]
+		if len(s) > maxLen {
+			s = s[len(s)-maxLen:]
 			for len(s) > 0 && !utf8.RuneStart(s[0]) {
 				s = s[1:]
 			}
 		}
 		if s != "" {
-			es.pending = s
-			if !slices.Contains(es.all, s) {
-				es.all = append(es.all, s)
+			es.Pending = s
+			if !slices.Contains(es.All, s) {
+				es.All = append(es.All, s)
 			}
 		}
 	}
 	// Longest first, so "echo MARKER" goes before its fragment "MARKER".
-	sortByLenDesc(es.all)
+	sortByLenDesc(es.All)
 	return es
 }
 
@@ -255,7 +256,7 @@ func sortByLenDesc(s []string) {
 	}
 }
 
-// stripEcho removes our echo from one line of new output (trailing blanks ignored). Where a
+// Strip removes our echo from one line of new output (trailing blanks ignored). Where a
 // terminal shows typed input, at the end of a line, it removes:
 //
 //   - a whole typed string that starts the line or follows a character that is not a letter,
@@ -267,21 +268,21 @@ func sortByLenDesc(s []string) {
 //     it: the rows of a long pending line, however the editor draws them (fish);
 //   - in a partial line (still being typed), a trailing prefix of a typed string ("$ echo MAR"
 //     while "echo MARKER" arrives).
-func stripEcho(line string, es echoSet, partial bool) string {
-	if es.empty() || line == "" {
+func Strip(line string, es Set, partial bool) string {
+	if es.Empty() || line == "" {
 		return line
 	}
-	for range len(es.all) + 2 {
+	for range len(es.All) + 2 {
 		t := strings.TrimRight(line, " \t")
-		cut := suffixCut(t, es.all)
+		cut := suffixCut(t, es.All)
 		if cut < 0 {
-			cut = wrapCut(t, es.all)
+			cut = wrapCut(t, es.All)
 		}
-		if cut < 0 && es.pending != "" {
-			cut = pieceCut(t, es.pending)
+		if cut < 0 && es.Pending != "" {
+			cut = pieceCut(t, es.Pending)
 		}
 		if cut < 0 && partial {
-			cut = prefixCut(t, es.all)
+			cut = prefixCut(t, es.All)
 		}
 		if cut < 0 {
 			return line

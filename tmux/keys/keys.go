@@ -1,13 +1,20 @@
-package server
+// Package keys reads tmux key names: whether a word is one (named keys, modifiers, ^C), how
+// tmux documents it, which look-alikes tmux would type as text instead, and how send_keys
+// turns its keys argument into keys or literal text.
+package keys
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 )
 
-// How send_keys reads its keys argument (without literal=true):
+// How Parse reads a keys argument (without literal):
 //
 //  1. Split keys on whitespace. When every token is a tmux key name — a named key (Enter,
 //     Escape, Up, F1 …, case-insensitive as in tmux) or a modified key (C-c, M-x, C-M-a, S-Up,
@@ -52,16 +59,16 @@ var keyAliases = map[string]string{
 	"f19": "(tmux knows F1 to F12)", "f20": "(tmux knows F1 to F12)",
 }
 
-// validKeyForms is the refusal hint for look-alikes.
-const validKeyForms = "Valid key names (tmux spelling, case-insensitive): Enter, Escape, Tab, BTab (Shift+Tab), Space, BSpace (Backspace), " +
+// ValidForms is the refusal hint for look-alikes.
+const ValidForms = "Valid key names (tmux spelling, case-insensitive): Enter, Escape, Tab, BTab (Shift+Tab), Space, BSpace (Backspace), " +
 	"Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert (IC), Delete (DC), F1 to F12, KP0 to KP9, KPEnter; " +
 	"modifiers C- (Ctrl), M- (Alt/Meta) and S- (Shift, with named keys only) before a key or one character, e.g. C-c, M-x, C-M-a, S-Up, ^C. " +
 	"Separate several keys with spaces (\"Up Up Enter\"); send control keys alone with enter=false; " +
 	"pass literal=true to type the text as it is."
 
-// isKeyName reports whether tok is a tmux key name that tmux sends as a key (not as text).
+// IsName reports whether tok is a tmux key name that tmux sends as a key (not as text).
 // plainChar reports a lone unmodified character, which tmux also accepts.
-func isKeyName(tok string) (ok, plainChar bool) {
+func IsName(tok string) (ok, plainChar bool) {
 	if tok == "" {
 		return false, false
 	}
@@ -114,11 +121,12 @@ func splitModifiers(tok string) (rest string, mods map[string]bool, caret bool) 
 	return rest, mods, caret
 }
 
+// Compiled on first use, as the server's other patterns (a start-up compiles none).
 var (
 	// bracketedRe: "<Enter>", "<C-c>", "[Esc]", "{TAB}".
-	bracketedRe = lazyRegexp(`^[<\[{]\s*([^<>\[\]{}\s]+)\s*[>\]}]$`)
+	bracketedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[<\[{]\s*([^<>\[\]{}\s]+)\s*[>\]}]$`) })
 	// chainSepRe separates the parts of "Ctrl+Shift+x", "Shift-Tab", "C+c".
-	chainSepRe = lazyRegexp(`\s*[+-]\s*`)
+	chainSepRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*[+-]\s*`) })
 )
 
 // modifierWords are the spellings of modifiers in a look-alike chain.
@@ -129,10 +137,10 @@ var modifierWords = map[string]string{
 	"cmd": "", "command": "", "super": "", "win": "", "hyper": "",
 }
 
-// keyLookalike reports whether tok looks like a key name without being one, with the tmux
+// Lookalike reports whether tok looks like a key name without being one, with the tmux
 // spelling to suggest ("" when there is none to offer).
-func keyLookalike(tok string) (bool, string) {
-	if ok, _ := isKeyName(tok); ok {
+func Lookalike(tok string) (bool, string) {
+	if ok, _ := IsName(tok); ok {
 		return false, ""
 	}
 	if s, ok := keyAliases[strings.ToLower(tok)]; ok {
@@ -140,10 +148,10 @@ func keyLookalike(tok string) (bool, string) {
 	}
 	if m := bracketedRe().FindStringSubmatch(tok); m != nil {
 		inner := m[1]
-		if ok, _ := isKeyName(inner); ok && utf8.RuneCountInString(inner) > 1 {
-			return true, canonicalKey(inner)
+		if ok, _ := IsName(inner); ok && utf8.RuneCountInString(inner) > 1 {
+			return true, Canonical(inner)
 		}
-		return keyLookalike(inner)
+		return Lookalike(inner)
 	}
 	// A chain of modifiers ending in nothing, a key, an alias or one character: "C-", "S-Tab",
 	// "Ctrl-C", "Shift+Tab", "Alt+F4", "C+c". "c-style" or "opt-in" stay text.
@@ -165,8 +173,8 @@ func keyLookalike(tok string) (bool, string) {
 	return true, suggestModified(parts)
 }
 
-// canonicalKey spells a valid key name the way tmux documents it.
-func canonicalKey(tok string) string {
+// Canonical spells a valid key name the way tmux documents it.
+func Canonical(tok string) string {
 	rest, mods, caret := splitModifiers(tok)
 	if caret { // ^C is tmux's short form of C-c
 		if mods == nil {
@@ -233,26 +241,27 @@ func suggestModified(parts []string) string {
 	return joined + key
 }
 
-// keyPlan is how send_keys sends its keys argument.
-type keyPlan struct {
-	keys []string // key names, in order, when sent as keys
-	text string   // literal text otherwise
+// Plan is how send_keys sends its keys argument.
+type Plan struct {
+	Keys []string // key names, in order, when sent as keys
+	Text string   // literal text otherwise
 }
 
-func (p keyPlan) isKeys() bool { return p.keys != nil }
+// IsKeys reports whether the plan sends key names (else literal text).
+func (p Plan) IsKeys() bool { return p.Keys != nil }
 
-// planKeys applies the rules above. literal forces text.
-func planKeys(keys string, literal bool) (keyPlan, error) {
+// Parse applies the rules above. literal forces text. A refusal is a *hint.Error.
+func Parse(keys string, literal bool) (Plan, error) {
 	if literal {
-		return keyPlan{text: keys}, nil
+		return Plan{Text: keys}, nil
 	}
 	toks := strings.Fields(keys)
 	if len(toks) == 0 {
-		return keyPlan{text: keys}, nil
+		return Plan{Text: keys}, nil
 	}
 	allKeys, named := true, 0
 	for _, t := range toks {
-		ok, plain := isKeyName(t)
+		ok, plain := IsName(t)
 		if !ok {
 			allKeys = false
 			break
@@ -265,17 +274,17 @@ func planKeys(keys string, literal bool) (keyPlan, error) {
 	if allKeys && named == len(toks) {
 		out := make([]string, len(toks))
 		for i, t := range toks {
-			out[i] = canonicalKey(t)
+			out[i] = Canonical(t)
 		}
-		return keyPlan{keys: out}, nil
+		return Plan{Keys: out}, nil
 	}
 	var bad []string
 	lookalikesOnly := true
 	for _, t := range toks {
-		if ok, plain := isKeyName(t); ok && !plain {
+		if ok, plain := IsName(t); ok && !plain {
 			continue
 		}
-		look, sugg := keyLookalike(t)
+		look, sugg := Lookalike(t)
 		if !look {
 			lookalikesOnly = false
 			break
@@ -292,11 +301,11 @@ func planKeys(keys string, literal bool) (keyPlan, error) {
 			bad = append(bad[:5], fmt.Sprintf("and %d more", n-5))
 		}
 		for i, b := range bad {
-			bad[i] = truncate(b, 80)
+			bad[i] = hint.Truncate(b, 80)
 		}
-		return keyPlan{}, fail(validKeyForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(n))
+		return Plan{}, hint.New(ValidForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(n))
 	}
-	return keyPlan{text: keys}, nil
+	return Plan{Text: keys}, nil
 }
 
 func isAre(n int) string {
@@ -304,4 +313,29 @@ func isAre(n int) string {
 		return "is"
 	}
 	return "are"
+}
+
+// Literal is the send-keys commands that type text into pane literally. LF and CR travel as the keys C-j and C-m (the same
+// bytes), so the whole list stays one control-mode line.
+func Literal(pane, text string) [][]string {
+	var cmds [][]string
+	for text != "" {
+		i := strings.IndexAny(text, "\r\n")
+		if i < 0 {
+			i = len(text)
+		}
+		if i > 0 {
+			cmds = append(cmds, []string{"send-keys", "-t", pane, "-l", "--", text[:i]})
+		}
+		if i == len(text) {
+			break
+		}
+		key := "C-j"
+		if text[i] == '\r' {
+			key = "C-m"
+		}
+		cmds = append(cmds, []string{"send-keys", "-t", pane, key})
+		text = text[i+1:]
+	}
+	return cmds
 }

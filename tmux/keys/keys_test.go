@@ -1,4 +1,4 @@
-package server
+package keys
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestPlanKeys(t *testing.T) {
+func TestParse(t *testing.T) {
 	cases := []struct {
 		in      string
 		literal bool
@@ -67,46 +67,64 @@ func TestPlanKeys(t *testing.T) {
 		{in: "C-c Shift+Tab", refuse: "BTab"},
 	}
 	for _, tc := range cases {
-		p, err := planKeys(tc.in, tc.literal)
+		p, err := Parse(tc.in, tc.literal)
 		if tc.refuse != "" {
 			if err == nil {
-				t.Errorf("planKeys(%q): want a refusal, got %+v", tc.in, p)
+				t.Errorf("Parse(%q): want a refusal, got %+v", tc.in, p)
 				continue
 			}
 			if msg := err.Error(); !strings.Contains(msg, tc.refuse) || !strings.Contains(msg, "Valid key names") {
-				t.Errorf("planKeys(%q): refusal %q lacks %q or the valid forms", tc.in, msg, tc.refuse)
+				t.Errorf("Parse(%q): refusal %q lacks %q or the valid forms", tc.in, msg, tc.refuse)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("planKeys(%q): %v", tc.in, err)
+			t.Errorf("Parse(%q): %v", tc.in, err)
 			continue
 		}
 		if tc.keys != nil {
-			if !slices.Equal(p.keys, tc.keys) {
-				t.Errorf("planKeys(%q) keys = %q, want %q", tc.in, p.keys, tc.keys)
+			if !slices.Equal(p.Keys, tc.keys) {
+				t.Errorf("Parse(%q) keys = %q, want %q", tc.in, p.Keys, tc.keys)
 			}
 			continue
 		}
-		if p.isKeys() || p.text != tc.text {
-			t.Errorf("planKeys(%q) = %+v, want text %q", tc.in, p, tc.text)
+		if p.IsKeys() || p.Text != tc.text {
+			t.Errorf("Parse(%q) = %+v, want text %q", tc.in, p, tc.text)
 		}
 	}
 }
 
-func FuzzPlanKeys(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"C-c", "Shift+Tab", "<Enter>", "^C", "a b", "C-", "S-Tab", "ctrl+shift+x", "\x00", "é"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := planKeys(s, false)
-		if err == nil && !p.isKeys() && p.text != s {
-			t.Fatalf("text plan %q does not keep the input %q", p.text, s)
+		p, err := Parse(s, false)
+		if err == nil && !p.IsKeys() && p.Text != s {
+			t.Fatalf("text plan %q does not keep the input %q", p.Text, s)
 		}
-		for _, k := range p.keys {
-			if ok, _ := isKeyName(k); !ok {
+		for _, k := range p.Keys {
+			if ok, _ := IsName(k); !ok {
 				t.Fatalf("planned key %q of %q is not a key name", k, s)
 			}
 		}
 	})
+}
+
+func TestLiteral(t *testing.T) {
+	got := Literal("%1", "a\nb\rc")
+	want := [][]string{
+		{"send-keys", "-t", "%1", "-l", "--", "a"}, {"send-keys", "-t", "%1", "C-j"},
+		{"send-keys", "-t", "%1", "-l", "--", "b"}, {"send-keys", "-t", "%1", "C-m"},
+		{"send-keys", "-t", "%1", "-l", "--", "c"},
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("Literal = %q, want %q", got, want)
+	}
+	if got := Literal("%1", "\n"); !slices.EqualFunc(got, [][]string{{"send-keys", "-t", "%1", "C-j"}}, slices.Equal) {
+		t.Errorf("Literal(LF) = %q", got)
+	}
+	if got := Literal("%1", ""); got != nil {
+		t.Errorf("Literal(\"\") = %q", got)
+	}
 }

@@ -1,0 +1,412 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/format"
+)
+
+// paneTools: selecting, swapping, resizing, titling, clearing, copy mode, respawning and killing
+// panes. Sessions and windows are windows.go's.
+func paneTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "select_pane", Title: "Select tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
+			Description: "Make a pane active in its window: pane_id, or direction from it (else from the active pane). Returns that pane.",
+			Input:       edits(enum("direction", "up", "down", "left", "right", "last", "next", "previous"))},
+			selectPane),
+		define(spec{Name: "swap_pane", Title: "Swap tmux Panes", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annCREATE,
+			Description: "Swap two panes' places, also across windows. Returns the source pane."},
+			swapPane),
+		define(spec{Name: "resize_pane", Title: "Resize tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
+			Description: "Resize a pane to width and/or height cells, or set zoom: true shows only this pane (a state, not a toggle; not with a size).",
+			Input:       edits(minimum("width", 1), minimum("height", 1))},
+			resizePane),
+		define(spec{Name: "set_pane_title", Title: "Set tmux Pane Title", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
+			Description: "Set a pane's title, literally (# is never expanded)."},
+			setPaneTitle),
+		define(spec{Name: "clear_pane", Title: "Clear tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
+			Description: "Clear a pane's screen and scrollback (a terminal reset; its program keeps running). Not this MCP server's own pane."},
+			clearPane),
+		define(spec{Name: "enter_copy_mode", Title: "Enter tmux Copy Mode", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annCREATE,
+			Description: "Put a pane in copy mode, scrolled up scroll_up lines; exit_copy_mode leaves it.",
+			Input:       edits(minimum("scroll_up", 0))},
+			enterCopyMode),
+		define(spec{Name: "exit_copy_mode", Title: "Exit tmux Copy Mode", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
+			Description: "Leave copy mode (or any mode) in a pane."},
+			exitCopyMode),
+		define(spec{Name: "respawn_pane", Title: "Respawn tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annDESTR,
+			Description: "Restart a pane's program (same pane id), optionally with another shell, directory or environment. Not this MCP server's own pane.",
+			Input:       edits(def("kill", true), objectOrJSON("environment", envDesc), def("suppress_persistent_history", false))},
+			respawnPane),
+		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Destructive, Ann: annDESTR,
+			Description: "Kill a pane and its processes (a window closes with its last pane). Not this MCP server's own pane."},
+			killPane),
+	}
+}
+
+// resultOut is the {result} of tools that only report what they did.
+type resultOut struct {
+	Result string `json:"result"`
+}
+
+// ---- select_pane
+
+type selectPaneIn struct {
+	PaneID    *string `json:"pane_id,omitempty"`
+	Direction *string `json:"direction,omitempty" jsonschema:"last: the previous active; next, previous: by index"`
+	WindowTarget
+	Socket
+}
+
+func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error) {
+	if in.PaneID == nil && in.Direction == nil {
+		return PaneInfo{}, fail("Pass pane_id, or direction (with the window arguments or pane_id to start from).", "select_pane needs pane_id or direction")
+	}
+	if err := checkIDs(in.PaneID, in.WindowID, in.SessionID); err != nil {
+		return PaneInfo{}, err
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	var from tmux.Pane
+	if in.PaneID != nil {
+		from, err = resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
+	} else {
+		var w tmux.Window
+		if w, err = resolveWindowIn(snap, in.WindowTarget); err == nil {
+			from, err = resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
+		}
+	}
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	var args []string
+	switch str(in.Direction) {
+	case "":
+		args = []string{"select-pane", "-t", from.PaneID}
+	case "up", "down", "left", "right":
+		flag := map[string]string{"up": "-U", "down": "-D", "left": "-L", "right": "-R"}[*in.Direction]
+		args = []string{"select-pane", flag, "-t", from.PaneID}
+	case "last":
+		args = []string{"select-pane", "-l", "-t", from.WindowID}
+	case "next", "previous":
+		// By index with wrap-around, selected by id: tmux's relative targets vary across versions.
+		var ids []tmux.Pane
+		seen := map[string]bool{}
+		for _, p := range snap.Panes {
+			if p.WindowID == from.WindowID && !seen[p.PaneID] {
+				seen[p.PaneID] = true
+				ids = append(ids, p)
+			}
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i].PaneIndex < ids[j].PaneIndex })
+		i := 0
+		for k, p := range ids {
+			if p.PaneID == from.PaneID {
+				i = k
+			}
+		}
+		if *in.Direction == "next" {
+			i = (i + 1) % len(ids)
+		} else {
+			i = (i - 1 + len(ids)) % len(ids)
+		}
+		args = []string{"select-pane", "-t", ids[i].PaneID}
+	}
+	if _, err := ts.Exec(ctx, args); err != nil {
+		if str(in.Direction) == "last" && errors.As(err, new(*tmux.CommandError)) {
+			return PaneInfo{}, fail("Select a pane by pane_id or another direction.", "window %s has no previously active pane: %v", from.WindowID, err)
+		}
+		return PaneInfo{}, err
+	}
+	now, err := ts.Snapshot(ctx, tmux.WithAll)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	w, ok := windowRow(now, from.SessionID, from.WindowID)
+	if !ok {
+		return PaneInfo{}, fmt.Errorf("window %s: %w", from.WindowID, tmux.ErrNotFound)
+	}
+	p, ok := now.Pane(w.ActivePaneID)
+	if !ok {
+		return PaneInfo{}, fmt.Errorf("pane %s: %w", w.ActivePaneID, tmux.ErrNotFound)
+	}
+	return c.paneInfo(ctx, ts, now, p), nil
+}
+
+// ---- swap_pane
+
+type swapPaneIn struct {
+	SourcePaneID string `json:"source_pane_id"`
+	TargetPaneID string `json:"target_pane_id"`
+	Socket
+}
+
+func swapPane(ctx context.Context, c *Call, in *swapPaneIn) (PaneInfo, error) {
+	for _, a := range [][2]string{{"source_pane_id", in.SourcePaneID}, {"target_pane_id", in.TargetPaneID}} {
+		if !tmux.ValidPaneID(a[1]) {
+			return PaneInfo{}, fail("Pane ids look like %1; list_panes shows them.", "%s %q is not a pane id", a[0], truncate(a[1], 80))
+		}
+	}
+	if in.SourcePaneID == in.TargetPaneID {
+		return PaneInfo{}, fail("Pass two different panes.", "source_pane_id and target_pane_id are both %s", in.SourcePaneID)
+	}
+	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	for _, id := range []string{in.SourcePaneID, in.TargetPaneID} {
+		if _, err := resolvePaneIn(snap, PaneTarget{PaneID: &id}); err != nil {
+			return PaneInfo{}, err
+		}
+	}
+	// -d keeps the active panes where they are.
+	if _, err := ts.Command(ctx, "swap-pane", "-d", "-s", in.SourcePaneID, "-t", in.TargetPaneID); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, ts, in.SourcePaneID)
+}
+
+// ---- resize_pane
+
+type resizePaneIn struct {
+	PaneTarget
+	Width  *int  `json:"width,omitempty"`
+	Height *int  `json:"height,omitempty"`
+	Zoom   *bool `json:"zoom,omitempty"`
+	Socket
+}
+
+func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error) {
+	if in.Zoom != nil && (in.Width != nil || in.Height != nil) {
+		return PaneInfo{}, fail("Call resize_pane twice: once with zoom, once with width/height.", "zoom cannot be combined with width or height")
+	}
+	if in.Zoom == nil && in.Width == nil && in.Height == nil {
+		return PaneInfo{}, fail("Pass width and/or height (cells), or zoom (true or false).", "resize_pane needs width, height or zoom")
+	}
+	if err := errors.Join(checkSize("width", in.Width), checkSize("height", in.Height)); err != nil {
+		return PaneInfo{}, err
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	p := t.pane
+	var cmds [][]string
+	if in.Zoom != nil {
+		w, _ := windowRow(t.snap, p.SessionID, p.WindowID)
+		switch {
+		case *in.Zoom && w.WindowZoomed && w.ActivePaneID == p.PaneID:
+		case *in.Zoom && w.WindowZoomed:
+			// Another pane is zoomed: unzoom, then zoom this one (which makes it active).
+			cmds = [][]string{{"resize-pane", "-Z", "-t", w.ActivePaneID}, {"resize-pane", "-Z", "-t", p.PaneID}}
+		case *in.Zoom:
+			cmds = [][]string{{"resize-pane", "-Z", "-t", p.PaneID}}
+		case w.WindowZoomed:
+			cmds = [][]string{{"resize-pane", "-Z", "-t", w.ActivePaneID}}
+		}
+	} else {
+		args := []string{"resize-pane", "-t", p.PaneID}
+		if in.Width != nil {
+			args = append(args, "-x", strconv.Itoa(*in.Width))
+		}
+		if in.Height != nil {
+			args = append(args, "-y", strconv.Itoa(*in.Height))
+		}
+		cmds = [][]string{args}
+	}
+	if len(cmds) > 0 {
+		if _, err := t.ts.Exec(ctx, cmds...); err != nil {
+			return PaneInfo{}, err
+		}
+	}
+	return c.paneByID(ctx, t.ts, p.PaneID)
+}
+
+// ---- set_pane_title
+
+type setPaneTitleIn struct {
+	Title string `json:"title"`
+	PaneTarget
+	Socket
+}
+
+func setPaneTitle(ctx context.Context, c *Call, in *setPaneTitleIn) (PaneInfo, error) {
+	if err := checkLine("title", in.Title, 1024); err != nil {
+		return PaneInfo{}, err
+	}
+	if i := strings.IndexFunc(in.Title, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
+		return PaneInfo{}, fail("Remove the control characters: tmux ignores such a title and keeps the old one.", "title holds a control character (byte 0x%02x at byte %d)", in.Title[i], i+1)
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if _, err := t.ts.Command(ctx, "select-pane", "-t", t.pane.PaneID, "-T", format.Escape(in.Title)); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, t.ts, t.pane.PaneID)
+}
+
+// ---- clear_pane
+
+func clearPane(ctx context.Context, c *Call, in *paneIn) (resultOut, error) {
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("clear", t.pane.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	// One command list: nothing the program prints can land between the two.
+	if _, err := t.ts.Exec(ctx, []string{"send-keys", "-R", "-t", t.pane.PaneID}, []string{"clear-history", "-t", t.pane.PaneID}); err != nil {
+		return resultOut{}, err
+	}
+	return resultOut{Result: fmt.Sprintf("Pane %s cleared (screen and history)", t.pane.PaneID)}, nil
+}
+
+// ---- enter_copy_mode / exit_copy_mode
+
+type enterCopyModeIn struct {
+	PaneTarget
+	ScrollUp *int `json:"scroll_up,omitempty"`
+	Socket
+}
+
+func enterCopyMode(ctx context.Context, c *Call, in *enterCopyModeIn) (PaneInfo, error) {
+	if in.ScrollUp != nil && (*in.ScrollUp < 0 || *in.ScrollUp > 1000000) {
+		return PaneInfo{}, fail("Give a number of lines from 0 to 1000000.", "scroll_up must be between 0 and 1000000, got %d", *in.ScrollUp)
+	}
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if t.pane.PaneDead {
+		return PaneInfo{}, fail("Respawn it with respawn_pane first, or pick another pane.", "pane %s is dead", t.pane.PaneID)
+	}
+	cmds := [][]string{{"copy-mode", "-t", t.pane.PaneID}}
+	if in.ScrollUp != nil && *in.ScrollUp > 0 {
+		cmds = append(cmds, []string{"send-keys", "-t", t.pane.PaneID, "-X", "-N", strconv.Itoa(*in.ScrollUp), "scroll-up"})
+	}
+	if _, err := t.ts.Exec(ctx, cmds...); err != nil {
+		return PaneInfo{}, err
+	}
+	return c.paneByID(ctx, t.ts, t.pane.PaneID)
+}
+
+func exitCopyMode(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
+	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if t.pane.PaneInMode {
+		if _, err := t.ts.Command(ctx, "send-keys", "-t", t.pane.PaneID, "-X", "cancel"); err != nil {
+			return PaneInfo{}, err
+		}
+	}
+	return c.paneByID(ctx, t.ts, t.pane.PaneID)
+}
+
+// ---- respawn_pane
+
+type respawnPaneIn struct {
+	PaneID                    string  `json:"pane_id"`
+	Kill                      bool    `json:"kill,omitempty" jsonschema:"End a running program first; false: only a dead pane"`
+	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the original command"`
+	StartDirectory            *string `json:"start_directory,omitempty"`
+	Environment               any     `json:"environment,omitempty"`
+	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	Socket
+}
+
+func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, error) {
+	if err := checkIDs(&in.PaneID, nil, nil); err != nil {
+		return PaneInfo{}, err
+	}
+	if err := checkDir(in.StartDirectory); err != nil {
+		return PaneInfo{}, err
+	}
+	if err := checkShell(in.Shell, "omit shell to rerun the pane's command"); err != nil {
+		return PaneInfo{}, err
+	}
+	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	t, err := c.pane(ctx, PaneTarget{PaneID: &in.PaneID}, in.SocketName)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("respawn", in.PaneID); err != nil {
+		return PaneInfo{}, err
+	}
+	if !in.Kill && !t.pane.PaneDead {
+		return PaneInfo{}, fail("Pass kill=true to end the running program first.", "pane %s is still running %s", in.PaneID, t.pane.PaneCurrentCommand)
+	}
+	args := []string{"respawn-pane", "-t", in.PaneID}
+	if in.Kill {
+		args = append(args, "-k")
+	}
+	if in.StartDirectory != nil {
+		args = append(args, "-c", format.Escape(*in.StartDirectory))
+	}
+	args = append(args, envArgs...)
+	if in.Shell != nil {
+		args = append(args, *in.Shell)
+	}
+	if _, err := t.ts.Command(ctx, args...); err != nil {
+		return PaneInfo{}, err
+	}
+	c.endRun(ctx, t.ts, in.PaneID) // the new process will never print the run's end
+	return c.paneByID(ctx, t.ts, in.PaneID)
+}
+
+// endRun ends at once the run that held a pane now killed or respawned.
+func (c *Call) endRun(ctx context.Context, ts *tmux.Server, pane string) {
+	if id, err := ts.Identity(ctx); err == nil {
+		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: pane})
+	}
+}
+
+// ---- kill_pane
+
+type killPaneIn struct {
+	PaneID string `json:"pane_id"`
+	Socket
+}
+
+func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
+	if err := checkIDs(&in.PaneID, nil, nil); err != nil {
+		return resultOut{}, err
+	}
+	t, err := c.pane(ctx, PaneTarget{PaneID: &in.PaneID}, in.SocketName)
+	if err != nil {
+		return resultOut{}, err
+	}
+	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("kill", in.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	id, idErr := t.ts.Identity(ctx) // before the kill: it may end the server
+	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	if idErr == nil {
+		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: in.PaneID})
+	}
+	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
+}
+
+// killCommand runs a kill in its own tmux process: the kill may end the session the control
+// connection is attached to, and with it the connection, before tmux answers.
+func killCommand(ctx context.Context, ts *tmux.Server, args ...string) error {
+	_, err := ts.Spawn(ctx, nil, args...)
+	return err
+}

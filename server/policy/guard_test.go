@@ -1,0 +1,47 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+func TestPlaceGuards(t *testing.T) {
+	panes := []tmux.Pane{
+		{PaneID: "%1", WindowID: "@1", SessionID: "$1"},
+		{PaneID: "%2", WindowID: "@2", SessionID: "$1"},
+		{PaneID: "%2", WindowID: "@2", SessionID: "$2"}, // @2 linked into $2 too
+	}
+	var none *Caller
+	if pl := none.PlaceIn(true, panes); pl.On || pl.GuardPane("kill", "%2") != nil || pl.GuardServer() != nil {
+		t.Errorf("outside tmux: %+v", pl)
+	}
+	c := &Caller{PaneID: "%2"}
+	if pl := c.PlaceIn(false, panes); pl.GuardPane("kill", "%2") != nil || pl.GuardSession("$1") != nil || pl.GuardInput("%2") != nil {
+		t.Error("on another server the guards refuse")
+	}
+	pl := c.PlaceIn(true, panes)
+	for what, err := range map[string]error{
+		"own pane":    pl.GuardPane("kill", "%2"),
+		"own window":  pl.GuardWindow("@2"),
+		"own session": pl.GuardSession("$2"),
+		"own server":  pl.GuardServer(),
+		"typing":      pl.GuardInput("%2"),
+	} {
+		if err == nil {
+			t.Errorf("%s: not refused", what)
+		}
+	}
+	if pl.GuardPane("kill", "%1") != nil || pl.GuardWindow("@1") != nil || pl.GuardInput("%1") != nil {
+		t.Error("another pane or window is refused")
+	}
+	// Unsure (TMUX_PANE unset, or the pane not among those read): refuse.
+	unsure := (&Caller{}).PlaceIn(true, panes)
+	if err := unsure.GuardPane("respawn", "%1"); err == nil || !strings.Contains(err.Error(), "TMUX_PANE is unset") {
+		t.Errorf("unset TMUX_PANE: %v", err)
+	}
+	if err := c.PlaceIn(true, nil).GuardSession("$9"); err == nil || !strings.Contains(err.Error(), "cannot tell where") {
+		t.Errorf("panes not read: %v", err)
+	}
+}
