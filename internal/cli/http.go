@@ -181,6 +181,11 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		f.use(id, 1)
 		defer f.use(id, -1)
+		if r.Method == http.MethodDelete {
+			// The SDK closes the session, but its streams end and it leaves Sessions() a
+			// little later: a new session admitted meanwhile must not count it.
+			defer f.closing(id)
+		}
 	} else if r.Method == http.MethodPost {
 		if !f.admit(w) {
 			return
@@ -279,6 +284,15 @@ func (f *httpFront) admit(w http.ResponseWriter) bool {
 	}
 	f.opening++
 	return true
+}
+
+// closing marks session id as on its way out (its client deleted it).
+func (f *httpFront) closing(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if u := f.sessions[id]; u != nil {
+		u.closing = true
+	}
 }
 
 func (f *httpFront) admitted() {
