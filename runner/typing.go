@@ -59,14 +59,20 @@ func (x *run) awaitShell(ctx context.Context) error {
 	deadline := time.Now().Add(shellWait)
 	for {
 		leader, gone, ok := procfs.Foreground(p.PanePID)
-		state := "busy"
+		state, program := "busy", ""
 		if ok && !gone {
 			exe := procfs.Exe(leader)
 			sh, isShell := shellrun.ShellOf(exe)
+			waits := procfs.WaitsOnInput(procfs.Wchan(leader))
 			switch {
 			case !isShell && exe != "":
-				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmp.Or(procfs.Comm(leader), exe)}
-			case isShell && procfs.WaitsOnInput(procfs.Wchan(leader)):
+				program = cmp.Or(procfs.Comm(leader), exe)
+				// The pane's own start command may be a launcher about to exec the shell
+				// (env PS1=... ksh, on a loaded machine): it is waited for while it runs.
+				if leader != p.PanePID || waits || time.Now().After(deadline) {
+					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
+				}
+			case isShell && waits:
 				x.sh, x.shell = sh, leader
 				return nil
 			}
@@ -74,6 +80,9 @@ func (x *run) awaitShell(ctx context.Context) error {
 			state = "unreadable"
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
+			if program != "" {
+				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
+			}
 			if state == "unreadable" {
 				// /proc does not tell (the pane's process is gone, or another user's).
 				sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
