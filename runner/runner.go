@@ -451,7 +451,24 @@ func (x *run) background() {
 	}
 	// A wrapper that lost its end marker ends when its processes do (see procs.go).
 	x.waitFor(x.gone, func() bool { return x.started() && x.procs != nil && x.procs.gone() })
+	if !x.over() {
+		// Its last output, the end marker among it, may still be on its way through tmux
+		// (a loaded machine): /proc saw the processes end first.
+		ctx, cancel := context.WithTimeout(x.gone, lostEndGrace)
+		x.waitFor(ctx, nil)
+		cancel()
+	}
 	x.finishWith(PaneDied)
+}
+
+// lostEndGrace is how long a run whose wrapper's processes ended waits for its end marker.
+var lostEndGrace = 3 * time.Second
+
+// over reports whether the end marker came or the stream ended.
+func (x *run) over() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.col.done || x.ended != nil
 }
 
 // finishWith ends the run with its final result: completed when the end marker came, else
