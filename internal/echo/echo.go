@@ -264,6 +264,8 @@ func sortByLenDesc(s []string) {
 //     output "MARKER", or "make: done" after typing "make", are left alone;
 //   - a line that is the tail of a typed string cut inside a word: the last row of a long typed
 //     line that the line editor wrapped (zsh) or scrolled (mksh);
+//   - a line drawn away from the margin (it starts with blanks) that is the tail of a typed
+//     string from a word on: a row of a long typed line the line editor redrew (fish);
 //   - while a line is still pending (typed without Enter, so nothing has run it), any piece of
 //     it: the rows of a long pending line, however the editor draws them (fish);
 //   - in a partial line (still being typed), a trailing prefix of a typed string ("$ echo MAR"
@@ -277,6 +279,9 @@ func Strip(line string, es Set, partial bool) string {
 		cut := suffixCut(t, es.All)
 		if cut < 0 {
 			cut = wrapCut(t, es.All)
+		}
+		if cut < 0 {
+			cut = indentedCut(t, es.All)
 		}
 		if cut < 0 && es.Pending != "" {
 			cut = pieceCut(t, es.Pending)
@@ -314,6 +319,22 @@ func wrapCut(t string, echoes []string) int {
 	}
 	for _, e := range echoes {
 		if len(e) > len(t) && strings.HasSuffix(e, t) && isWordByte(e[len(e)-len(t)-1]) {
+			return 0
+		}
+	}
+	return -1
+}
+
+// indentedCut reports 0 when t starts with blanks (the filter's rendering of a cursor moved
+// right at the start of a line) and the rest is the tail of an echo from a word on, else -1.
+// Output drawn at the margin ("DONE" after typing "make && echo DONE") is not such a line.
+func indentedCut(t string, echoes []string) int {
+	rest := strings.TrimLeft(t, " ")
+	if len(rest) < wrapMin || len(rest) == len(t) {
+		return -1
+	}
+	for _, e := range echoes {
+		if len(e) > len(rest) && strings.HasSuffix(e, rest) && e[len(e)-len(rest)-1] == ' ' {
 			return 0
 		}
 	}

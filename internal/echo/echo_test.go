@@ -134,6 +134,11 @@ func TestStripEcho(t *testing.T) {
 		{"defghijabcdefghij LONGMARK", []string{long}, "", false, ""},
 		// The output of that echo is cut at a word boundary: it stays.
 		{"abcdefghijabcdefghijabcdefghij LONGMARK", []string{long}, "", false, "abcdefghijabcdefghijabcdefghij LONGMARK"},
+		// A row of it fish redrew from a column of its own (a cursor moved right: blanks
+		// first), though the line was already entered; at the margin it is output.
+		{"                                          LONGMARK", []string{long}, "", false, ""},
+		{"LONGMARK", []string{long}, "", false, "LONGMARK"},
+		{"   ijabcdefghij LONGMARK", []string{long}, "", false, "   ijabcdefghij LONGMARK"},
 		// While pending, any piece of the line is echo (fish draws rows of its own).
 		{"abcdefghijabcdefghij ", []string{long}, long, false, ""},
 		{"LONGMARK", []string{long}, long, false, ""},

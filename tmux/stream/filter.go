@@ -43,7 +43,8 @@ var tabRun = []byte{tab}
 // line held is discarded once the next character arrives, so a progress
 // bar's last state wins (a line ended by CR LF keeps its text). Backspace
 // erases the previous character of the current line. ESC [ 2 K, and ESC [ K
-// right after a CR, clear the current line. Invalid UTF-8 becomes U+FFFD, so
+// right after a CR, clear the current line. ESC [ n C at the start of a line
+// becomes n blanks (at most 256). Invalid UTF-8 becomes U+FFFD, so
 // every line is valid UTF-8 without ESC, CR or other controls. Cursor
 // addressing is not emulated: full-screen programs read jumbled.
 //
@@ -200,6 +201,10 @@ func (f *Filter) csiFinal(c byte) {
 		}
 		return
 	}
+	if c == 'C' && !f.csiOther && !(f.alt && f.SkipAlternate) && len(f.cur) == 0 && !f.crPending {
+		f.indent()
+		return
+	}
 	if c != 'K' || f.csiOther || f.alt && f.SkipAlternate {
 		return
 	}
@@ -209,6 +214,23 @@ func (f *Filter) csiFinal(c byte) {
 	}
 	if arg == 2 || arg == 1 || f.crPending {
 		f.cur = f.cur[:0]
+	}
+}
+
+// maxIndent bounds the blanks a cursor movement puts before a line's text.
+const maxIndent = 256
+
+// indent turns a cursor movement to the right at the start of a line (ESC [ n C) into as many
+// blanks: a line editor redrawing a row of a long typed line from a column of its own (fish)
+// gives a line that is the typed line's tail drawn away from the margin, not a line of output.
+func (f *Filter) indent() {
+	n := f.csiArg
+	if n < 0 {
+		n = -1 - n
+	}
+	n = min(max(n, 1), maxIndent)
+	for range n {
+		f.cur = append(f.cur, ' ')
 	}
 }
 

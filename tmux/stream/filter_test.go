@@ -46,6 +46,8 @@ func TestClean(t *testing.T) {
 		{"erase line", "abc\x1b[2Kdef\n", []string{"def"}},
 		{"cr erase lf", "spinner\r\x1b[K\n", []string{""}},
 		{"erase to end keeps", "abc\x1b[K\n", []string{"abc"}},
+		{"cursor right at line start", "\x1b[3Cab\x1b[2Cc\n\x1b[Cd\n", []string{"   abc", " d"}},
+		{"cursor right after cr", "xy\r\x1b[3Cz\n", []string{"z"}},
 		{"invalid utf8", "a\xffb\xe2\x82\n", []string{"a\uFFFDb\uFFFD\uFFFD"}},
 		{"utf8 kept", "héllo €😀\n", []string{"héllo €😀"}},
 		{"high byte after esc", "\x1b\xc3\xa9\n", []string{"é"}},
@@ -146,7 +148,7 @@ func checkLine(line string, maxLine int) string {
 func FuzzFilter(f *testing.F) {
 	seeds := []string{
 		"plain\n", "a\r\nb\rc\bd\n", "\x1b[1;31mred\x1b[0m", "\x1b]0;t\x07x", "\x1bPq\x1b\\y",
-		"\xe2\x82\xac\xf0\x9f\x98", "\x1b[2K\r\x1b[K", "caf\xe9\xff", "\x1b(B\x1b7\x1b8",
+		"\xe2\x82\xac\xf0\x9f\x98", "\x1b[2K\r\x1b[K", "caf\xe9\xff", "\x1b(B\x1b7\x1b8", "\x1b[60C", "\x1b[999999C",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), uint16(3), uint8(8))
