@@ -356,7 +356,7 @@ func TestRemoteShells(t *testing.T) {
 	if len(dirs) != 1 {
 		t.Fatalf("script directories below h1's TMPDIR: %q, want one", dirs)
 	}
-	// and removed after each run (in the background).
+	// and removed once the runs paused (in one ssh session).
 	var left []string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if left, _ = filepath.Glob(filepath.Join(dirs[0], "*")); len(left) == 0 {

@@ -97,6 +97,7 @@ type Runner struct {
 	seq    atomic.Uint64
 	mu     sync.Mutex
 	dirs   map[string]scriptDir // by host name ("" for this machine)
+	swept  sweeper              // files of finished runs on other hosts, removed in batches
 	closed bool
 	minted ids      // run ids of this runner, so that their markers in another run's output are known
 	reg    registry // which runs hold which panes, and the last run of each
@@ -124,6 +125,7 @@ func (r *Runner) Close() {
 	dirs := r.dirs
 	r.dirs, r.closed = nil, true
 	r.mu.Unlock()
+	r.swept.stop()
 	for _, d := range dirs {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		d.ts.RemoveAll(ctx, d.path)
@@ -728,8 +730,8 @@ func (x *run) finish(res *Result) {
 	x.r.reg.end(x.rec, res)
 }
 
-// remove removes the run's files; on another host in the background (an ssh session), where
-// a later run's files have other names.
+// remove removes the run's files; on another host later, with others (see sweeper): a later
+// run's files have other names.
 func (x *run) remove(paths ...string) {
 	if x.ts.Local() {
 		for _, p := range paths {
@@ -737,11 +739,7 @@ func (x *run) remove(paths ...string) {
 		}
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		x.ts.RemoveAll(ctx, paths...)
-	}()
+	x.r.swept.later(x.ts, paths...)
 }
 
 // ids remembers the run ids a runner minted (the newest 1024).
