@@ -188,8 +188,9 @@ func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 	if strings.Contains(string(drawn), head) {
 		return nil
 	}
-	// The screen may be ahead of the stream, whose notifications come separately.
-	if t, ok := x.screenText(ctx, line); ok && strings.Contains(t, head) {
+	// The screen may be ahead of the stream, whose notifications come separately; and the
+	// line may have begun rows above where its length says (a prompt drawn again above it).
+	if t, ok := x.screenSince(ctx, line); ok && strings.Contains(t, head) {
 		return nil
 	}
 	x.keys(ctx, []string{"C-c"})
@@ -313,6 +314,31 @@ func (x *run) screenText(ctx context.Context, line string) (string, bool) {
 	var b strings.Builder
 	for _, row := range out[1][max(0, cy-len(line)/cols-1) : cy+1] {
 		b.WriteString(strings.TrimRight(row, " "))
+	}
+	return b.String(), true
+}
+
+// screenSince returns the rows of the screen from the one the cursor was on before typing
+// (x.before) to the cursor's, read one after the other (each without its trailing blanks); the
+// rows that can hold line when that row is not known.
+func (x *run) screenSince(ctx context.Context, line string) (string, bool) {
+	pane := x.req.pane.PaneID
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_y} #{history_size}"},
+		[]string{"capture-pane", "-p", "-t", pane})
+	if err != nil || len(out) < 2 || len(out[0]) == 0 {
+		return "", false
+	}
+	var cy, hist int
+	if n, _ := fmt.Sscan(out[0][0], &cy, &hist); n != 2 || cy >= len(out[1]) {
+		return "", false
+	}
+	row, ok := x.before.start(out[1], hist)
+	if !ok || row > cy {
+		return x.screenText(ctx, line)
+	}
+	var b strings.Builder
+	for _, r := range out[1][row : cy+1] {
+		b.WriteString(strings.TrimRight(r, " "))
 	}
 	return b.String(), true
 }
