@@ -772,6 +772,21 @@ func TestHubReplace(t *testing.T) {
 	if data, _, err := collect(t, w1, off, 5*time.Second, func(b []byte) bool { return hasLine(b, "before") }); err != nil || !hasLine(data, "before") {
 		t.Fatalf("before the switch: %q, %v", data, err)
 	}
+	// tmux 3.3a can crash when a client identifies itself while another one's departure is
+	// being announced (README): the old client is seen gone, over control mode, before the
+	// next tmux command is spawned.
+	cc, err := f.commandConn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := func() int {
+		out, err := cc.Do(context.Background(), []string{"list-clients", "-F", "#{client_pid}"})
+		if err != nil || len(out) == 0 {
+			t.Fatalf("list-clients: %v", err)
+		}
+		return len(out[0])
+	}
+	n := clients()
 	f.hub.mu.Lock()
 	old := f.hub.links[sess]
 	f.hub.mu.Unlock()
@@ -789,6 +804,11 @@ func TestHubReplace(t *testing.T) {
 	case <-old.conn.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the old connection stayed open")
+	}
+	for deadline := time.Now().Add(5 * time.Second); clients() != n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the old client is still listed: %d clients, want %d", clients(), n)
+		}
 	}
 	mid := w1.Offset()
 	f.srv.Tmux("send-keys", "-t", pane, "echo after", "Enter")
