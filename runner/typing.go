@@ -190,7 +190,7 @@ func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 	}
 	// The screen may be ahead of the stream, whose notifications come separately; and the
 	// line may have begun rows above where its length says (a prompt drawn again above it).
-	if t, ok := x.screenSince(ctx, line); ok && strings.Contains(t, head) {
+	if t, ok := x.screenText(ctx, line, true); ok && strings.Contains(t, head) {
 		return nil
 	}
 	x.keys(ctx, []string{"C-c"})
@@ -295,50 +295,31 @@ func (b before) left() string {
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
 // read one after the other, end with line's last 32 bytes.
 func (x *run) screenShows(ctx context.Context, line string) bool {
-	t, ok := x.screenText(ctx, line)
+	t, ok := x.screenText(ctx, line, false)
 	return ok && strings.HasSuffix(t, line[max(0, len(line)-32):])
 }
 
 // screenText returns the rows of the screen that can hold line, up to the cursor's, read one
-// after the other (each without its trailing blanks).
-func (x *run) screenText(ctx context.Context, line string) (string, bool) {
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.pane.PaneID, "#{cursor_y} #{pane_width}"},
-		[]string{"capture-pane", "-p", "-t", x.req.pane.PaneID})
-	if err != nil || len(out) < 2 || len(out[0]) == 0 {
-		return "", false
-	}
-	var cy, cols int
-	if n, _ := fmt.Sscan(out[0][0], &cy, &cols); n != 2 || cols <= 0 || cy >= len(out[1]) {
-		return "", false
-	}
-	var b strings.Builder
-	for _, row := range out[1][max(0, cy-len(line)/cols-1) : cy+1] {
-		b.WriteString(strings.TrimRight(row, " "))
-	}
-	return b.String(), true
-}
-
-// screenSince returns the rows of the screen from the one the cursor was on before typing
-// (x.before) to the cursor's, read one after the other (each without its trailing blanks); the
-// rows that can hold line when that row is not known.
-func (x *run) screenSince(ctx context.Context, line string) (string, bool) {
+// after the other (each without its trailing blanks). With since, they also take the rows from
+// the one the cursor was on before typing (x.before), when that is known.
+func (x *run) screenText(ctx context.Context, line string, since bool) (string, bool) {
 	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_y} #{history_size}"},
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_y} #{pane_width} #{history_size}"},
 		[]string{"capture-pane", "-p", "-t", pane})
 	if err != nil || len(out) < 2 || len(out[0]) == 0 {
 		return "", false
 	}
-	var cy, hist int
-	if n, _ := fmt.Sscan(out[0][0], &cy, &hist); n != 2 || cy >= len(out[1]) {
+	var cy, cols, hist int
+	if n, _ := fmt.Sscan(out[0][0], &cy, &cols, &hist); n != 3 || cols <= 0 || cy >= len(out[1]) {
 		return "", false
 	}
-	row, ok := x.before.start(out[1], hist)
-	if !ok || row > cy {
-		return x.screenText(ctx, line)
+	from := max(0, cy-len(line)/cols-1)
+	if row, ok := x.before.start(out[1], hist); since && ok && row <= cy {
+		from = min(from, row)
 	}
 	var b strings.Builder
-	for _, r := range out[1][row : cy+1] {
-		b.WriteString(strings.TrimRight(r, " "))
+	for _, row := range out[1][from : cy+1] {
+		b.WriteString(strings.TrimRight(row, " "))
 	}
 	return b.String(), true
 }
