@@ -245,13 +245,13 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 func (x *run) runCall(ctx context.Context, timeout time.Duration) (Result, error) {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	werr, err := x.attempt(wctx)
+	werr, err := x.attempt(ctx, wctx)
 	var nr *NotRun
-	if errors.As(err, &nr) && wctx.Err() == nil && !nr.refused {
+	if errors.As(err, &nr) && ctx.Err() == nil && !nr.refused {
 		// Nothing ran, and C-c emptied the command line: text left there (which the keys
 		// could not clear in the line editor's mode) is gone now. One more try.
 		x.retry()
-		werr, err = x.attempt(wctx)
+		werr, err = x.attempt(ctx, wctx)
 	}
 	if err != nil {
 		x.finish(nil)
@@ -275,13 +275,15 @@ func (x *run) runCall(ctx context.Context, timeout time.Duration) (Result, error
 	return res, nil
 }
 
-// attempt types the line and waits for the run's end; it returns a *NotRun when the shell did
-// not run it.
-func (x *run) attempt(ctx context.Context) (werr, err error) {
+// attempt types the line and waits, up to wctx, for the run's end; it returns a *NotRun when
+// the shell did not run it. Typing is bounded by ctx (the caller's) and its own waits, not by
+// the run's timeout: a line is entered or cleared whole, and a command still starting when
+// the timeout comes is a timed-out run that goes on.
+func (x *run) attempt(ctx, wctx context.Context) (werr, err error) {
 	if err := x.launch(ctx); err != nil {
 		return nil, err
 	}
-	werr = x.wait(ctx)
+	werr = x.wait(wctx)
 	if x.notRun != nil {
 		return werr, x.notRun
 	}

@@ -201,3 +201,26 @@ func TestRunLostMarker(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTimeoutShorterThanTyping: a timeout shorter than typing the line takes (1 ms) still
+// types the line whole; the run times out while the command goes on, and its record then
+// holds its real end.
+func TestRunTimeoutShorterThanTyping(t *testing.T) {
+	ts, p, req := pane(t, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	req.Command, req.Timeout = "sleep 0.5; echo late", time.Millisecond
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.Outcome != TimedOut || !res.StillRunning {
+		t.Fatalf("%+v %v", res, err)
+	}
+	rec := r.Last(keyOf(t, ts, p))
+	select {
+	case <-rec.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run never ended")
+	}
+	if got := rec.Result(); got.Outcome != Completed || got.Output != "late" {
+		t.Fatalf("final result %+v", got)
+	}
+}
