@@ -526,16 +526,22 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 		}
 		x.maybeInline(ctx)
 		wctx, cancel := ctx, context.CancelFunc(func() {})
-		if !x.suspect.IsZero() {
+		unstarted := x.entered && !x.col.started && x.shell != 0
+		switch {
+		case !x.suspect.IsZero():
 			// Look again once the grace has passed, even if nothing more is printed.
 			wctx, cancel = context.WithDeadline(ctx, x.suspect.Add(notRunGrace+time.Millisecond))
+		case unstarted:
+			// The shell's last output may have come before it was back waiting for input
+			// (a loaded machine): nothing more will be printed to look again on.
+			wctx, cancel = context.WithTimeout(ctx, startCheck)
 		}
 		err := x.f.Wait(wctx)
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !x.suspect.IsZero() {
+		if !x.suspect.IsZero() || unstarted {
 			x.watchStart()
 		}
 	}

@@ -470,6 +470,11 @@ func (x *run) watchStart() {
 		Hint:   "Nothing of the command ran. Text already on the shell's command line, or an alias or function of the shell, may have changed the line; check with send_keys and capture_pane, then run the command again."}
 }
 
+// startCheck is how often watchStart looks again at a shell that was given its line and has
+// not started the wrapper while nothing is printed: a few /proc reads, only before the start
+// marker.
+const startCheck = 50 * time.Millisecond
+
 // notRunGrace is how long watchStart waits for a start marker still on its way.
 var notRunGrace = 200 * time.Millisecond
 

@@ -616,7 +616,17 @@ func TestHubSessionDestroyedPaneLivesOn(t *testing.T) {
 	// outlives the session.
 	f.srv.Tmux("link-window", "-s", pane, "-t", "keep:9")
 	w := f.watch(sess, pane)
-	f.srv.Tmux("kill-session", "-t", sess)
+	if out, err := f.srv.TryTmux("kill-session", "-t", sess); err != nil {
+		if _, alive := f.srv.TryTmux("list-sessions"); alive != nil {
+			// tmux 3.3a's own defect (README): a session killed from outside while a
+			// control client is attached to it can take the server down (segfault at 20,
+			// seen once in three runs of the suite beside CPU hogs). tmux-mcp orders its
+			// own kills with its attaches (tmux/gate.go); a kill from outside it cannot.
+			f.serverKilled = true
+			t.Skipf("tmux crashed on kill-session (%v: %s)", err, out)
+		}
+		t.Fatalf("kill-session: %v: %s", err, out)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := w.Wait(ctx, w.Offset())
