@@ -185,12 +185,12 @@ const maxDrawn = 64 << 10
 func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 	head := strings.TrimLeft(line, " ")
 	head = head[:min(len(head), 24)]
-	if strings.Contains(string(drawn), head) {
+	if strings.Contains(unblank(string(drawn)), unblank(head)) {
 		return nil
 	}
 	// The screen may be ahead of the stream, whose notifications come separately; and the
 	// line may have begun rows above where its length says (a prompt drawn again above it).
-	if t, ok := x.screenText(ctx, line, true); ok && strings.Contains(t, head) {
+	if t, ok := x.screenText(ctx, line, true); ok && strings.Contains(unblank(t), unblank(head)) {
 		return nil
 	}
 	x.keys(ctx, []string{"C-c"})
@@ -293,10 +293,11 @@ func (b before) left() string {
 }
 
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
-// read one after the other, end with line's last 32 bytes.
+// read one after the other, end with line's last 32 bytes (blanks aside: see shows).
 func (x *run) screenShows(ctx context.Context, line string) bool {
 	t, ok := x.screenText(ctx, line, false)
-	return ok && strings.HasSuffix(t, line[max(0, len(line)-32):])
+	tail := unblank(line)
+	return ok && strings.HasSuffix(unblank(t), tail[max(0, len(tail)-32):])
 }
 
 // screenText returns the rows of the screen that can hold line, up to the cursor's, read one
@@ -327,18 +328,21 @@ func (x *run) screenText(ctx context.Context, line string, since bool) (string, 
 // shows reports whether the last line the shell drew (partial) ends as the typed line does.
 // Only the end is compared: a long line wraps (the shell redraws each row from its start) or
 // scrolls sideways, so the last row may hold only its tail; at least 8 bytes of it, or the
-// whole line when shorter.
+// whole line when shorter (blanks aside).
 func shows(partial, line string) bool {
-	// A line editor blanks what is left of a longer line with spaces and moves the cursor
-	// back: spaces at the end are not the line's (which never ends in one).
-	partial = strings.TrimRight(partial, " ")
-	line = strings.TrimLeft(line, " ")
+	// Blanks do not count: a line editor blanks what is left of a longer line with spaces,
+	// and where a row of a wrapped line ends in a space it may write another before it
+	// wraps (zsh), while capture-pane drops a row's trailing spaces.
+	partial, line = unblank(partial), unblank(line)
 	k := min(len(line), len(partial), 32)
 	if k < min(len(line), 8) {
 		return false
 	}
 	return partial[len(partial)-k:] == line[len(line)-k:]
 }
+
+// unblank is s without its spaces: what the typed line's comparisons with the screen hold to.
+func unblank(s string) string { return strings.ReplaceAll(s, " ", "") }
 
 // clearLine empties the shell's command line after a line that will not be entered.
 func (x *run) clearLine(ctx context.Context) {
