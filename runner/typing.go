@@ -67,9 +67,11 @@ func (x *run) awaitShell(ctx context.Context) error {
 			switch {
 			case !isShell && exe != "":
 				program = cmp.Or(procfs.Comm(leader), exe)
-				// The pane's own start command may be a launcher about to exec the shell
-				// (env PS1=... ksh, on a loaded machine): it is waited for while it runs.
-				if leader != p.PanePID || waits || time.Now().After(deadline) {
+				// A program waiting for input is the pane's own (vim, less, cat): refused at
+				// once. One that runs may be on its way out or in: a launcher about to exec
+				// the shell (env PS1=... ksh), or a command of the shell's prompt hooks
+				// (printf) that a loaded machine shows for longer. It is waited for.
+				if waits || time.Now().After(deadline) {
 					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
 				}
 			case isShell && waits:
