@@ -1,14 +1,20 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // BenchmarkListSessions measures one list_sessions call in-process (no transport) against a
@@ -74,4 +80,97 @@ func BenchmarkNew(b *testing.B) {
 		}
 		s.Close()
 	}
+}
+
+// manyPanes adds windows of cat to session s until the server has n panes (a tmux
+// source-file: one round trip for all of them).
+func manyPanes(tb testing.TB, tmx *testtmux.Server, session string, n int) {
+	tb.Helper()
+	var conf strings.Builder
+	for i := 1; i < n; i++ {
+		conf.WriteString("new-window -d -t " + session + ": cat\n")
+	}
+	file := filepath.Join(tmx.Dir, "many.conf")
+	if err := os.WriteFile(file, []byte(conf.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	tmx.Tmux("source-file", file)
+}
+
+// mcpSession connects a go-sdk client to srv over an in-memory transport.
+func mcpSession(tb testing.TB, srv *Server) *mcp.ClientSession {
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "0"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// BenchmarkListPanes1000MCP measures list_panes over 1,000 panes through the go-sdk over an
+// in-memory transport: tmux's read, the parse and the encoding of a 1 MB result.
+func BenchmarkListPanes1000MCP(b *testing.B) {
+	srv, tmx, _ := newTestServer(b, policy.Mutating)
+	manyPanes(b, tmx, "s", 1000)
+	cs := mcpSession(b, srv)
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// manyPaneInfos is list_panes' result for n panes.
+func manyPaneInfos(n int) listPanesOut {
+	out := listPanesOut{Panes: make([]PaneInfo, n)}
+	for i := range out.Panes {
+		out.Panes[i] = PaneInfo{Pane: tmux.Pane{
+			PaneID: fmt.Sprintf("%%%d", i), PaneWidth: 120, PaneHeight: 40, PaneRight: 119, PaneBottom: 39,
+			PaneAtLeft: true, PaneAtRight: true, PaneAtTop: true, PaneAtBottom: true,
+			PaneTTY: fmt.Sprintf("/dev/pts/%d", i), PaneCurrentCommand: "bash", PaneCurrentPath: "/home/someone/src/project",
+			PanePID: 10000 + i, PaneTitle: "host.example.org", PaneActive: true,
+			WindowID: fmt.Sprintf("@%d", i), WindowIndex: i, SessionID: "$0", SessionName: "work",
+		}}
+	}
+	return out
+}
+
+// BenchmarkEncodeListPanes1000 encodes list_panes' result for 1,000 panes (1.1 MB of JSON) as a
+// call's result and then as the go-sdk writes it: the result marshalled, then the JSON-RPC
+// response around it.
+func BenchmarkEncodeListPanes1000(b *testing.B) {
+	c := &Call{Tool: &Tool{Name: "list_panes"}}
+	out := manyPaneInfos(1000)
+	for b.Loop() {
+		res := c.result(out, nil)
+		raw, err := sdkMarshal(res)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := sdkMarshal(struct {
+			Version string          `json:"jsonrpc"`
+			ID      int             `json:"id"`
+			Result  json.RawMessage `json:"result"`
+		}{"2.0", 1, raw}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// sdkMarshal is how the go-sdk's JSON-RPC layer marshals a message (no HTML escaping).
+func sdkMarshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
 }
