@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,7 +32,11 @@ func main() {
 	flag.BoolVar(&cfg.remote, "remote", true, "measure a host over loopback ssh (a private sshd on 127.0.0.1; needs openssh-server)")
 	compare := flag.String("compare", "", "other tmux-mcp binaries (comma list of label=path) whose start-up and list_sessions are measured beside this one's, in turns")
 	flag.BoolVar(&cfg.compareOnly, "compare-only", false, "with -compare: only the comparison rows")
+	only := flag.String("only", "", "only these groups of rows (comma list of "+strings.Join(stepNames(), ", ")+"); all when empty")
 	flag.Parse()
+	if *only != "" {
+		cfg.only = strings.Split(*only, ",")
+	}
 	var err error
 	if cfg.compare, err = parseBuilds(*compare); err == nil {
 		err = run(cfg)
@@ -50,6 +55,7 @@ type config struct {
 	scale, remote bool
 	compare       []build // other builds measured beside this one (-compare)
 	compareOnly   bool
+	only          []string // names of the steps to run (all when empty)
 }
 
 // row is one line of the report.
@@ -122,8 +128,11 @@ func run(cfg config) error {
 	}
 	defer cl.close()
 	b := &bench{ctx: ctx, cfg: cfg, dir: dir, tmx: tmx, cl: cl}
-	for _, step := range []func(*bench) ([]row, error){startupRows, cheapReadRows, runRows, waitRows, screenshotStep, idleRows, remoteStep, rssRows, memoryStep, scaleStep} {
-		more, err := step(b)
+	for _, step := range steps {
+		if len(cfg.only) > 0 && !slices.Contains(cfg.only, step.name) {
+			continue
+		}
+		more, err := step.rows(b)
 		if err != nil {
 			return err
 		}
@@ -310,6 +319,24 @@ func scaleStep(b *bench) ([]row, error) {
 		return nil, nil
 	}
 	return scaleRows(b.ctx, b.cfg.bin, b.dir)
+}
+
+// steps are the groups of rows, in the order they run, by the names -only takes.
+var steps = []struct {
+	name string
+	rows func(*bench) ([]row, error)
+}{
+	{"startup", startupRows}, {"cheap", cheapReadRows}, {"run", runRows}, {"wait", waitRows},
+	{"screenshot", screenshotStep}, {"idle", idleRows}, {"remote", remoteStep}, {"rss", rssRows},
+	{"memory", memoryStep}, {"scale", scaleStep},
+}
+
+func stepNames() []string {
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.name
+	}
+	return names
 }
 
 func printRows(rows []row) {
