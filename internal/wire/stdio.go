@@ -170,13 +170,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.w.Write(b)
-	return err
+	return c.writeLine(b)
 }
 
-// encode is jsonrpc.EncodeMessage, byte for byte, with the newline, but a response's result is
+// encode is jsonrpc.EncodeMessage, byte for byte, but a response's result is
 // not encoded twice. The go-sdk marshals a result into the response (compact JSON, without HTML
 // escaping), and EncodeMessage then marshals the response around it, which scans the result
 // again (encoding/json compacts a json.RawMessage): for a 2.4 MB response (list_panes over
@@ -185,8 +182,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func encode(msg jsonrpc.Message) ([]byte, error) {
 	r, ok := msg.(*jsonrpc.Response)
 	if !ok || r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() {
-		b, err := jsonrpc.EncodeMessage(msg)
-		return append(b, '\n'), err
+		return jsonrpc.EncodeMessage(msg)
 	}
 	var id bytes.Buffer
 	enc := json.NewEncoder(&id) // as EncodeMessage: no HTML escaping
@@ -194,12 +190,12 @@ func encode(msg jsonrpc.Message) ([]byte, error) {
 	if err := enc.Encode(r.ID.Raw()); err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(r.Result)+id.Len()+64)
+	b := make([]byte, 0, len(r.Result)+id.Len()+64) // room for writeLine's newline
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, bytes.TrimSuffix(id.Bytes(), []byte("\n"))...)
 	b = append(b, `,"result":`...)
 	b = append(b, r.Result...)
-	return append(b, "}\n"...), nil
+	return append(b, '}'), nil
 }
 
 // Close implements mcp.Connection. The reader and writer are the caller's to close.

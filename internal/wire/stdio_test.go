@@ -195,7 +195,7 @@ func TestEncodeAsSDK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != string(want)+"\n" {
+		if string(got) != string(want) {
 			t.Errorf("encode(%T)\n got %s\nwant %s", m, got, want)
 		}
 	}
