@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -171,4 +173,38 @@ func sdkMarshal(v any) ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+}
+
+// BenchmarkCapturePaneHistoryMCP measures capture_pane of one pane's 2,000 lines of history on
+// a 200-pane server through the go-sdk over an in-memory transport (issue 15: target ≤ 1.5 ms
+// end to end): the resolution of the pane, tmux's capture and the result's encoding.
+func BenchmarkCapturePaneHistoryMCP(b *testing.B) {
+	srv, tmx, pane := newTestServer(b, policy.Mutating)
+	tmx.Tmux("respawn-pane", "-k", "-t", pane, "seq -f 'line %g of the history' 2000; exec cat")
+	manyPanes(b, tmx, "s", 200)
+	for {
+		if n, _ := strconv.Atoi(strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{history_size}"))); n >= 1900 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx := context.Background()
+	b.Run("call", func(b *testing.B) { // the tool alone: no transport, no encoding by the SDK
+		args := json.RawMessage(`{"pane_id":"` + pane + `","start":-2000,"max_lines":null}`)
+		for b.Loop() {
+			if res, err := srv.Call(ctx, "capture_pane", args); err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("mcp", func(b *testing.B) {
+		cs := mcpSession(b, srv)
+		args := map[string]any{"pane_id": pane, "start": -2000, "max_lines": nil}
+		for b.Loop() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_pane", Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
 }

@@ -60,8 +60,19 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := []row{{what: fmt.Sprintf("list_panes over %d panes (n=%d)", manyPanes, scaleSamples), value: stat(lp),
-		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor), target: "≤ 35 ms with every field (issue 15; spec ≤ 10 ms)", met: yesNo(lp.pct(0.5) <= 35*time.Millisecond)}}
+	raw, err := startRaw(bin, tmx)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.close()
+	lpBare, err := timeSamples(1, scaleSamples, func() error { return raw.callTool("list_panes") })
+	if err != nil {
+		return nil, err
+	}
+	rows := []row{{what: fmt.Sprintf("list_panes over %d panes, go-sdk client (n=%d)", manyPanes, scaleSamples), value: stat(lp),
+		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor)},
+		{what: fmt.Sprintf("list_panes over %d panes, bare JSON-RPC client (n=%d)", manyPanes, scaleSamples), value: stat(lpBare),
+			floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lpBare, lpFloor), target: "≤ 35 ms with every field (issue 15; spec ≤ 10 ms)", met: yesNo(lpBare.pct(0.5) <= 35*time.Millisecond)}}
 	screen, err := screenRows(ctx, bin, dir, tmx, floor, cl)
 	if err != nil {
 		return nil, err
@@ -120,9 +131,40 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server (n=%d)", searchLines, searchPanes, len(cp)), value: stat(cp),
-		floor: "control-mode capture-pane -S " + stat(cpFloor), ratio: ratio(cp, cpFloor), target: "≤ 1.5 ms (issue 15)", met: yesNo(cp.pct(0.5) <= 1500*time.Microsecond)})
-	return rows, nil
+	bareArgs := fmt.Sprintf(`{"pane_id":%q,"start":%d,"max_lines":null}`, one, -searchLines)
+	cpBare, cpFloor2, err := interleaved(
+		func() error { return raw.callToolWith("capture_pane", bareArgs) },
+		func() error {
+			return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
+		})
+	if err != nil {
+		return nil, err
+	}
+	sdk, err := sdkHistoryFloor(ctx, len(cp))
+	if err != nil {
+		return nil, err
+	}
+	return append(rows,
+		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, go-sdk client (n=%d)", searchLines, searchPanes, len(cp)), value: stat(cp),
+			floor: "control-mode capture-pane -S " + stat(cpFloor), ratio: ratio(cp, cpFloor)},
+		row{floor: "go-sdk server, the same result " + stat(sdk), ratio: ratio(cp, sdk)},
+		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, bare JSON-RPC client (n=%d)", searchLines, searchPanes, len(cpBare)), value: stat(cpBare),
+			floor: "control-mode capture-pane -S " + stat(cpFloor2), ratio: ratio(cpBare, cpFloor2), target: "≤ 1.5 ms (issue 15)", met: yesNo(cpBare.pct(0.5) <= 1500*time.Microsecond)}), nil
+}
+
+// sdkHistoryFloor times n calls of the go-sdk no-op server's history tool (see noopServerArg):
+// a result of the size capture_pane's of searchLines lines has, with no tmux behind it.
+func sdkHistoryFloor(ctx context.Context, n int) (samples, error) {
+	cmd, err := noopCommand()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := connectCmd(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.close()
+	return timeSamples(10, n, func() error { _, err := cl.call(ctx, "history", map[string]any{}); return err })
 }
 
 // Rounds of interleaved timings: a noisy moment on these machines lasts longer than one call,
