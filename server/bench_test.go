@@ -208,3 +208,24 @@ func BenchmarkCapturePaneHistoryMCP(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkResolvePane measures capture_pane of one pane's screen in-process on a 1-pane and a
+// 1,000-pane server (issue 15: a call on a pane costs what its target costs, not what the
+// server holds): the pane's resolution and its capture, in one round trip to tmux.
+func BenchmarkResolvePane(b *testing.B) {
+	for _, n := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("panes=%d", n), func(b *testing.B) {
+			srv, tmx, pane := newTestServer(b, policy.Mutating)
+			if n > 1 {
+				manyPanes(b, tmx, "s", n)
+			}
+			ctx := context.Background()
+			args := json.RawMessage(`{"pane_id":"` + pane + `"}`)
+			for b.Loop() {
+				if res, err := srv.Call(ctx, "capture_pane", args); err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
