@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +236,79 @@ func BenchmarkCollectorFlood(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c.feed(chunk, 0)
+	}
+}
+
+// TestCollectorPlainTrim: a collector that keeps only the lines the result returns gives the
+// result (lines, dropped and omitted counts) the window alone gives, for plain text, for text
+// with escape sequences (which keeps the window), with lines whose last ones outgrow half the
+// window, and with lines over the filter's cap, fed in any chunks.
+func TestCollectorPlainTrim(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	line := func(i int) string {
+		switch k := rng.Intn(2000); {
+		case k < 50:
+			return "\x1b[1mbold\x1b[0m " + fmt.Sprint(i)
+		case k < 100:
+			return "progress 10%\rprogress " + fmt.Sprint(i)
+		case k < 102 && i < 5000:
+			// Over the filter's line cap, before the collector has cut a plain body (see
+			// trimPlain on a long line after that).
+			return strings.Repeat("long", 70<<10)
+		case k < 150:
+			return ""
+		case k < 160:
+			// A full-screen program: the filter leaves its lines out.
+			return fmt.Sprintf("\x1b[?1049hscreen %d\r\nof a pager\r\n\x1b[?1049lafter", i)
+		}
+		return fmt.Sprintf("line %d %s", i, strings.Repeat("x", rng.Intn(120)))
+	}
+	for trial := 0; trial < 40; trial++ {
+		var body strings.Builder
+		n := rng.Intn(30000)
+		plain := trial%2 == 0
+		// Wide lines, under the filter's cap: the last lines kept can outgrow the window.
+		wide := trial%4 == 2
+		if wide {
+			n = 200 + rng.Intn(400)
+		}
+		for i := 0; i < n; i++ {
+			l := line(i)
+			if wide {
+				l = fmt.Sprintf("wide %d %s", i, strings.Repeat("w", rng.Intn(40<<10)))
+			}
+			if plain && strings.Contains(l, "\x1b") {
+				l = "plain"
+			}
+			body.WriteString(l + "\r\n")
+		}
+		if rng.Intn(2) == 0 {
+			body.WriteString("no newline at the end")
+		}
+		out := framed(body.String(), 0)
+		keep := []int{1, 10, 200, 10000}[rng.Intn(4)]
+		if wide {
+			keep = []int{10, 30, 200}[rng.Intn(3)]
+		}
+		whole, tail := newCollector(testID, bodyWindow, nil), newCollector(testID, bodyWindow, nil)
+		tail.keepLines = keep
+		for i := 0; i < len(out); {
+			k := 1 + rng.Intn(96<<10)
+			whole.feed(out[i:min(i+k, len(out))], int64(i))
+			tail.feed(out[i:min(i+k, len(out))], int64(i))
+			i += k
+		}
+		if !whole.done || !tail.done {
+			t.Fatalf("trial %d: not done", trial)
+		}
+		w := shape(whole.output(), whole.cutLines, keep, 1_000_000)
+		g := shape(tail.output(), tail.cutLines, keep, 1_000_000)
+		if !slices.Equal(w.lines, g.lines) || w.dropped != g.dropped || w.omitted != g.omitted {
+			t.Fatalf("trial %d (plain %v, %d lines, keep %d): %d lines, dropped %d, omitted %d; whole window: %d lines, dropped %d, omitted %d",
+				trial, plain, n, keep, len(g.lines), g.dropped, g.omitted, len(w.lines), w.dropped, w.omitted)
+		}
+		if plain && !wide && cap(tail.body) > 4<<20 {
+			t.Errorf("trial %d: a plain body kept %d bytes", trial, cap(tail.body))
+		}
 	}
 }

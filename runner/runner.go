@@ -24,7 +24,7 @@ const (
 	DefaultMaxLines = 200
 	MaxLines        = 10000
 	// readChunk bounds one read from the stream, so a flood is processed in steps.
-	readChunk = 256 << 10
+	readChunk = 64 << 10
 	// bodyWindow bounds the raw output a run keeps while it waits (up to 1.5 times this, as it
 	// cuts in batches): twice the largest result.
 	bodyWindow = 2 << 20
@@ -417,6 +417,7 @@ func (x *run) launch(ctx context.Context) error {
 	}
 	x.mu.Lock()
 	x.col = newCollector(x.id, bodyWindow, x.r.minted.has)
+	x.col.keepLines = x.req.MaxLines
 	x.mu.Unlock()
 	if err := x.ts.SaveText(ctx, x.path, script); err != nil {
 		x.clearLine(ctx)

@@ -20,14 +20,15 @@ type shaped struct {
 // output are kept. cutLines are lines already cut from the body's front.
 func shape(body []byte, cutLines, maxLines, maxBytes int) shaped {
 	// A full-screen program the command ran (an editor, a pager) leaves nothing in the output.
-	f := stream.Filter{SkipAlternate: true}
+	// The filter keeps only the lines maxLines can return (with the partial line, one more).
+	f := stream.Filter{SkipAlternate: true, KeepLast: max(maxLines, 0)}
 	f.Write(body)
 	f.Flush()
 	lines := f.Lines()
 	if p := f.Partial(); p != "" || bytes.HasSuffix(body, []byte{'\n'}) {
 		lines = append(lines, p)
 	}
-	s := shaped{omitted: f.Truncated(), dropped: cutLines}
+	s := shaped{omitted: f.Truncated(), dropped: cutLines + f.Dropped()}
 	if maxLines > 0 && len(lines) > maxLines {
 		s.dropped += len(lines) - maxLines
 		lines = lines[len(lines)-maxLines:]

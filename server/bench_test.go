@@ -1,14 +1,22 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // BenchmarkListSessions measures one list_sessions call in-process (no transport) against a
@@ -73,5 +81,151 @@ func BenchmarkNew(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.Close()
+	}
+}
+
+// manyPanes adds windows of cat to session s until the server has n panes (a tmux
+// source-file: one round trip for all of them).
+func manyPanes(tb testing.TB, tmx *testtmux.Server, session string, n int) {
+	tb.Helper()
+	var conf strings.Builder
+	for i := 1; i < n; i++ {
+		conf.WriteString("new-window -d -t " + session + ": cat\n")
+	}
+	file := filepath.Join(tmx.Dir, "many.conf")
+	if err := os.WriteFile(file, []byte(conf.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	tmx.Tmux("source-file", file)
+}
+
+// mcpSession connects a go-sdk client to srv over an in-memory transport.
+func mcpSession(tb testing.TB, srv *Server) *mcp.ClientSession {
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "0"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// BenchmarkListPanes1000MCP measures list_panes over 1,000 panes through the go-sdk over an
+// in-memory transport: tmux's read, the parse and the encoding of a 1 MB result.
+func BenchmarkListPanes1000MCP(b *testing.B) {
+	srv, tmx, _ := newTestServer(b, policy.Mutating)
+	manyPanes(b, tmx, "s", 1000)
+	cs := mcpSession(b, srv)
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// manyPaneInfos is list_panes' result for n panes.
+func manyPaneInfos(n int) listPanesOut {
+	out := listPanesOut{Panes: make([]PaneInfo, n)}
+	for i := range out.Panes {
+		out.Panes[i] = PaneInfo{Pane: tmux.Pane{
+			PaneID: fmt.Sprintf("%%%d", i), PaneWidth: 120, PaneHeight: 40, PaneRight: 119, PaneBottom: 39,
+			PaneAtLeft: true, PaneAtRight: true, PaneAtTop: true, PaneAtBottom: true,
+			PaneTTY: fmt.Sprintf("/dev/pts/%d", i), PaneCurrentCommand: "bash", PaneCurrentPath: "/home/someone/src/project",
+			PanePID: 10000 + i, PaneTitle: "host.example.org", PaneActive: true,
+			WindowID: fmt.Sprintf("@%d", i), WindowIndex: i, SessionID: "$0", SessionName: "work",
+		}}
+	}
+	return out
+}
+
+// BenchmarkEncodeListPanes1000 encodes list_panes' result for 1,000 panes (1.1 MB of JSON) as a
+// call's result, and that result as the go-sdk marshals it into its response (the JSON-RPC
+// envelope around it is internal/wire's BenchmarkEncodeResponse).
+func BenchmarkEncodeListPanes1000(b *testing.B) {
+	c := &Call{Tool: &Tool{Name: "list_panes"}}
+	out := manyPaneInfos(1000)
+	b.Run("result", func(b *testing.B) {
+		for b.Loop() {
+			c.result(out, nil)
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sdkMarshal(c.result(out, nil)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// sdkMarshal is how the go-sdk's JSON-RPC layer marshals a message (no HTML escaping).
+func sdkMarshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+}
+
+// BenchmarkCapturePaneHistoryMCP measures capture_pane of one pane's 2,000 lines of history on
+// a 200-pane server through the go-sdk over an in-memory transport (issue 15: target ≤ 1.5 ms
+// end to end): the resolution of the pane, tmux's capture and the result's encoding.
+func BenchmarkCapturePaneHistoryMCP(b *testing.B) {
+	srv, tmx, pane := newTestServer(b, policy.Mutating)
+	tmx.Tmux("respawn-pane", "-k", "-t", pane, "seq -f 'line %g of the history' 2000; exec cat")
+	manyPanes(b, tmx, "s", 200)
+	for {
+		if n, _ := strconv.Atoi(strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{history_size}"))); n >= 1900 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx := context.Background()
+	b.Run("call", func(b *testing.B) { // the tool alone: no transport, no encoding by the SDK
+		args := json.RawMessage(`{"pane_id":"` + pane + `","start":-2000,"max_lines":null}`)
+		for b.Loop() {
+			if res, err := srv.Call(ctx, "capture_pane", args); err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("mcp", func(b *testing.B) {
+		cs := mcpSession(b, srv)
+		args := map[string]any{"pane_id": pane, "start": -2000, "max_lines": nil}
+		for b.Loop() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_pane", Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+}
+
+// BenchmarkResolvePane measures capture_pane of one pane's screen in-process on a 1-pane and a
+// 1,000-pane server (issue 15: a call on a pane costs what its target costs, not what the
+// server holds): the pane's resolution and its capture, in one round trip to tmux.
+func BenchmarkResolvePane(b *testing.B) {
+	for _, n := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("panes=%d", n), func(b *testing.B) {
+			srv, tmx, pane := newTestServer(b, policy.Mutating)
+			if n > 1 {
+				manyPanes(b, tmx, "s", n)
+			}
+			ctx := context.Background()
+			args := json.RawMessage(`{"pane_id":"` + pane + `"}`)
+			for b.Loop() {
+				if res, err := srv.Call(ctx, "capture_pane", args); err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
 	}
 }

@@ -374,7 +374,7 @@ type sessionInfoOut struct {
 }
 
 func getSessionInfo(ctx context.Context, c *Call, in *sessionIn) (sessionInfoOut, error) {
-	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	t, err := c.sessionWith(ctx, in.SessionID, in.SessionName, in.SocketName, readWindows)
 	if err != nil {
 		return sessionInfoOut{}, err
 	}
@@ -468,29 +468,40 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	if err := checkIDs(nil, in.WindowID, in.SessionID); err != nil {
 		return listPanesOut{}, err
 	}
-	ts, snap, err := c.snapshot(ctx, in.SocketName)
-	if err != nil {
-		return listPanesOut{}, err
-	}
+	var ts *tmux.Server
+	var snap *tmux.Snapshot
 	var panes []tmux.Pane
 	switch {
 	case in.WindowID != nil || in.WindowIndex != nil:
-		w, err := resolveWindowIn(snap, in.WindowTarget)
+		t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readPanes|readClients)
 		if err != nil {
 			return listPanesOut{}, err
 		}
-		panes = snap.WindowPanes(w)
+		ts, snap, panes = t.ts, t.snap, t.snap.WindowPanes(t.window)
 	case in.SessionID != nil || in.SessionName != nil:
-		sess, err := resolveSession(snap, in.SessionID, in.SessionName)
+		t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
 		if err != nil {
 			return listPanesOut{}, err
+		}
+		if ts, snap = t.ts, t.snap; snap.Parts&tmux.WithPanes == 0 {
+			if snap, _, err = ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
+				return listPanesOut{}, err
+			}
 		}
 		for _, p := range snap.Panes {
-			if p.SessionID == sess.SessionID {
+			if p.SessionID == t.session.SessionID {
 				panes = append(panes, p)
 			}
 		}
 	default:
+		// Every pane: the panes and the clients (is_watched), not the sessions and windows.
+		var err error
+		if ts, err = c.tmuxFor(in.SocketName); err != nil {
+			return listPanesOut{}, err
+		}
+		if snap, err = ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients); err != nil {
+			return listPanesOut{}, err
+		}
 		panes = snap.Panes
 	}
 	return listPanesOut{Panes: filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
@@ -509,7 +520,7 @@ type windowInfoOut struct {
 }
 
 func getWindowInfo(ctx context.Context, c *Call, in *windowIn) (windowInfoOut, error) {
-	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readPanes|readClients)
 	if err != nil {
 		return windowInfoOut{}, err
 	}
@@ -524,7 +535,7 @@ type paneIn struct {
 }
 
 func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
-	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	t, _, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readClients, nil)
 	if err != nil {
 		return PaneInfo{}, err
 	}
@@ -654,9 +665,16 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	return c.paneByID(ctx, ts, out[0])
 }
 
-// paneByID reads one pane afresh.
+// paneByID reads one pane afresh: that pane alone, unless its window is linked more than once
+// (see tmux.ErrLinked).
 func (c *Call) paneByID(ctx context.Context, ts *tmux.Server, id string) (PaneInfo, error) {
-	snap, err := ts.Snapshot(ctx, tmux.WithAll)
+	snap, _, err := ts.SnapshotOf(ctx, id, tmux.WithPanes|tmux.WithClients)
+	if errors.Is(err, tmux.ErrLinked) {
+		snap, err = ts.Snapshot(ctx, tmux.WithAll)
+	}
+	if errors.Is(err, tmux.ErrNotFound) {
+		return PaneInfo{}, fmt.Errorf("pane %s: %w", id, tmux.ErrNotFound)
+	}
 	if err != nil {
 		return PaneInfo{}, err
 	}

@@ -30,13 +30,19 @@ type ServerInfo struct {
 	Host *string `json:"host,omitempty" jsonschema:"the host it runs on: a configured name, or local for this machine"`
 }
 
-// paneInfo adds is_caller and is_watched to a pane read in snap.
+// paneInfo adds is_caller and is_watched to a pane read in snap (its clients say which
+// panes are watched).
 func (c *Call) paneInfo(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot, p tmux.Pane) PaneInfo {
 	return c.paneInfos(ctx, ts, snap, []tmux.Pane{p})[0]
 }
 
 func (c *Call) paneInfos(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot, panes []tmux.Pane) []PaneInfo {
-	watched := snap.Watched()
+	if snap.Parts&tmux.WithClients == 0 {
+		// Read without them (a resolution that did not ask): is_watched needs the clients.
+		if cl, err := ts.Snapshot(ctx, tmux.WithClients); err == nil {
+			snap = cl
+		}
+	}
 	out := make([]PaneInfo, len(panes))
 	var id tmux.Identity
 	caller := c.srv.caller
@@ -44,7 +50,7 @@ func (c *Call) paneInfos(ctx context.Context, ts *tmux.Server, snap *tmux.Snapsh
 		id, _ = ts.Identity(ctx)
 	}
 	for i, p := range panes {
-		out[i] = PaneInfo{Pane: p, IsWatched: watched[p.PaneID]}
+		out[i] = PaneInfo{Pane: p, IsWatched: snap.Watches(p)}
 		if caller != nil {
 			// The caller runs on this machine: a server on another host is never its own.
 			v := ts.Local() && caller.IsPane(id.SocketPath, id.PID, p.PaneID)

@@ -122,20 +122,19 @@ func snapshotPane(ctx context.Context, c *Call, in *snapshotIn) (PaneSnapshot, e
 	if err := maxLinesArg(in.MaxLines); err != nil {
 		return PaneSnapshot{}, err
 	}
-	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	// One command list: the record, the screen state and the content describe one instant
+	// (and, given the pane's id, the read that resolves it).
+	t, out, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly|readClients, func(id string) [][]string {
+		return [][]string{
+			{"display-message", "-p", "-t", id, tmux.PaneFormat()},
+			{"display-message", "-p", "-t", id, snapshotExtra},
+			captureArgs(id, nil, nil, false, false),
+		}
+	})
 	if err != nil {
 		return PaneSnapshot{}, err
 	}
 	id := t.pane.PaneID
-	// One command list: the record, the screen state and the content describe one instant.
-	out, err := t.ts.Query(ctx,
-		[]string{"display-message", "-p", "-t", id, tmux.PaneFormat()},
-		[]string{"display-message", "-p", "-t", id, snapshotExtra},
-		captureArgs(id, nil, nil, false, false),
-	)
-	if err != nil {
-		return PaneSnapshot{}, err
-	}
 	if len(out) != 3 || len(out[0]) == 0 || len(out[1]) == 0 {
 		return PaneSnapshot{}, fmt.Errorf("snapshot of %s: tmux returned an incomplete reply", id)
 	}
@@ -193,15 +192,13 @@ func capturePane(ctx context.Context, c *Call, in *capturePaneIn) (CaptureOut, e
 	if err := maxLinesArg(in.MaxLines); err != nil {
 		return CaptureOut{}, err
 	}
-	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	t, out, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly, func(id string) [][]string {
+		return [][]string{captureArgs(id, in.Start, in.End, in.JoinWrapped, in.EscapeSequences)}
+	})
 	if err != nil {
 		return CaptureOut{}, err
 	}
 	id := t.pane.PaneID
-	out, err := t.ts.Query(ctx, captureArgs(id, in.Start, in.End, in.JoinWrapped, in.EscapeSequences))
-	if err != nil {
-		return CaptureOut{}, err
-	}
 	lines := trimBlankTail(out[0])
 	if in.JoinWrapped && !in.EscapeSequences {
 		// -J keeps the trailing spaces of every line; they carry nothing.
@@ -245,12 +242,10 @@ func displayMessage(ctx context.Context, c *Call, in *displayMessageIn) (ResultO
 	if err := checkFormat(in.FormatString); err != nil {
 		return ResultOut{}, err
 	}
-	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
-	if err != nil {
-		return ResultOut{}, err
-	}
 	// "--": a format that starts with "-" is a format, not a flag.
-	out, err := t.ts.Query(ctx, []string{"display-message", "-p", "-t", t.pane.PaneID, "--", in.FormatString})
+	_, out, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly, func(id string) [][]string {
+		return [][]string{{"display-message", "-p", "-t", id, "--", in.FormatString}}
+	})
 	if err != nil {
 		return ResultOut{}, err
 	}
@@ -266,7 +261,7 @@ type findPaneIn struct {
 }
 
 func findPaneByPosition(ctx context.Context, c *Call, in *findPaneIn) (PaneInfo, error) {
-	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readPanes|readClients)
 	if err != nil {
 		return PaneInfo{}, err
 	}

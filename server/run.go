@@ -77,33 +77,13 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if err := runner.ValidateCommand(a.command); err != nil {
 		return tmux.Pane{}, res, fail("Pass the shell command to run as text (no NUL bytes); for a long script, write it to a file and run that file.", "%s: %v", a.tool, err)
 	}
-	if err := checkIDs(a.target.PaneID, a.target.WindowID, a.target.SessionID); err != nil {
-		return tmux.Pane{}, res, err
-	}
-	ts, err := c.tmuxFor(a.sock)
+	// One read for the whole preflight: the pane and the clients (for "watched"), of that
+	// pane alone: the preflight is on the critical path of a run.
+	t, _, err := c.paneWith(ctx, a.target, a.sock, readClients, nil)
 	if err != nil {
 		return tmux.Pane{}, res, err
 	}
-	// One read for the whole preflight: panes and clients (for "watched"); sessions and windows
-	// only when the pane is found through them.
-	var snap *tmux.Snapshot
-	if a.target.PaneID != nil && tmux.ValidPaneID(*a.target.PaneID) {
-		// Only the target pane is formatted: the preflight is on the critical path of a run.
-		snap, err = ts.PaneSnapshot(ctx, *a.target.PaneID)
-	} else {
-		what := tmux.WithPanes | tmux.WithClients
-		if a.target.PaneID == nil {
-			what = tmux.WithAll
-		}
-		snap, err = ts.Snapshot(ctx, what)
-	}
-	if err != nil {
-		return tmux.Pane{}, res, err
-	}
-	p, err := resolvePaneIn(snap, a.target)
-	if err != nil {
-		return tmux.Pane{}, res, err
-	}
+	ts, snap, p := t.ts, t.snap, t.pane
 	// Inside this tmux server with TMUX_PANE unset, any pane may be this server's own: refuse
 	// as the other input tools do (force accepts the own pane, so it accepts this doubt too).
 	if pl := c.callerPlace(ctx, ts, nil); pl.On && pl.Pane == "" && !a.force {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -57,13 +58,66 @@ func checkIDs(pane, window, session *string) error {
 	return nil
 }
 
-// target is a resolved call target with the snapshot it was found in.
+// target is a resolved call target with what was read of it.
 type target struct {
-	ts      *tmux.Server
+	ts *tmux.Server
+	// snap is what the resolution read: for a pane, its record (and what reads asked for:
+	// its window, the clients), for a window its record, for a session every session; the
+	// whole topology only where the resolution needed it (readAll, a target that does not
+	// exist, a window linked more than once). What it holds answers for the target as the
+	// whole snapshot would.
 	snap    *tmux.Snapshot
 	session tmux.Session
 	window  tmux.Window
 	pane    tmux.Pane
+}
+
+// reads say what a call reads of its target besides the target's own record.
+type reads uint8
+
+const (
+	readClients  reads = 1 << iota // the clients: whether a pane is watched
+	readWindow                     // a pane's window
+	readPanes                      // a window's panes
+	readWindows                    // a session's windows
+	readSessions                   // every session, to resolve another one by name or id
+	readAll                        // the whole topology (the caller guards: where this server's pane is)
+	// idOnly: of a pane, only its id (t.pane holds PaneID alone), for a call that reads the
+	// pane itself with tmux (then): its record costs tmux two /proc lookups.
+	idOnly
+)
+
+// parts are the parts of tmux.SnapshotOf that r asks for.
+func (r reads) parts() tmux.What {
+	var w tmux.What
+	if r&readClients != 0 {
+		w |= tmux.WithClients
+	}
+	if r&(readWindow|readWindows) != 0 {
+		w |= tmux.WithWindows
+	}
+	if r&readPanes != 0 {
+		w |= tmux.WithPanes
+	}
+	return w
+}
+
+// paneParts are the parts of tmux.SnapshotOf that r asks for of a pane target: its record too,
+// unless idOnly.
+func (r reads) paneParts() tmux.What {
+	if r&idOnly != 0 {
+		return r.parts()
+	}
+	return r.parts() | tmux.WithPanes
+}
+
+// fastFailed reports whether a read of the target alone failed in a way the whole snapshot
+// cannot answer better: tmux did not answer in time, or the call is over. Any other failure
+// (no such object, a linked window, no server) is read again the old way, so that every
+// error says what it always said (the candidates of a miss need the whole topology).
+func fastFailed(ctx context.Context, err error) bool {
+	var te *toolError // a session name or id missing from the list of sessions: said as always
+	return ctx.Err() != nil || errors.Is(err, tmux.ErrTimeout) || errors.As(err, &te)
 }
 
 // snapshot reads the whole topology of the call's server.
@@ -252,26 +306,114 @@ func resolvePaneIn(snap *tmux.Snapshot, t PaneTarget) (tmux.Pane, error) {
 	return tmux.Pane{}, fmt.Errorf("active pane %s: %w", id, tmux.ErrNotFound)
 }
 
-// pane resolves a pane target on the call's server.
+// pane resolves a pane target, reading the pane alone (see paneWith).
 func (c *Call) pane(ctx context.Context, t PaneTarget, sock *string) (*target, error) {
+	tg, _, err := c.paneWith(ctx, t, sock, 0, nil)
+	return tg, err
+}
+
+// paneWith resolves a pane target from a read of that pane alone (tmux.SnapshotOf): its record
+// and what r asks for, in t.snap. then, when set, gives read-only commands on the pane; they run
+// in the same command list as the read when the pane's id was given (one round trip, one
+// instant), else right after it, and their output is returned. A session by name (or none: the
+// first) is found in the list of sessions, which is what names match against exactly.
+func (c *Call) paneWith(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
 	if err := checkIDs(t.PaneID, t.WindowID, t.SessionID); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	ts, err := c.tmuxFor(sock)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r&readAll == 0 {
+		tg, out, err := c.paneAlone(ctx, ts, t, r, then)
+		if tg != nil || fastFailed(ctx, err) {
+			return tg, out, err
+		}
 	}
 	ts, snap, err := c.snapshot(ctx, sock)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := resolvePaneIn(snap, t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &target{ts: ts, snap: snap, pane: p}, nil
+	tg := &target{ts: ts, snap: snap, pane: p}
+	if then == nil {
+		return tg, nil, nil
+	}
+	out, err := ts.Query(ctx, then(p.PaneID)...)
+	return tg, out, err
 }
 
-// window resolves a window target on the call's server.
+// paneAlone is paneWith's read of the pane alone. A nil target with a nil error means the
+// answer needs the whole topology.
+func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
+	var id string
+	switch {
+	case t.PaneID != nil:
+		id = *t.PaneID
+	case t.WindowID != nil:
+		id = *t.WindowID // its record names its active pane
+	default:
+		sessions, err := ts.Snapshot(ctx, tmux.WithSessions)
+		if err != nil {
+			return nil, nil, err
+		}
+		sess, err := resolveSession(sessions, t.SessionID, t.SessionName)
+		if err != nil {
+			return nil, nil, err
+		}
+		id = sess.ActivePaneID
+	}
+	// then's commands target id too: for a window, tmux takes its active pane, the one its
+	// record names in the same instant.
+	var cmds [][]string
+	if then != nil {
+		cmds = then(id)
+	}
+	parts := r.paneParts()
+	if tmux.ValidWindowID(id) {
+		parts |= tmux.WithWindows // it names its active pane
+	}
+	snap, out, err := ts.SnapshotOf(ctx, id, parts, cmds...)
+	if snap == nil {
+		return nil, nil, err
+	}
+	if tmux.ValidWindowID(id) {
+		id = snap.Windows[0].ActivePaneID
+	}
+	p, ok := snap.Pane(id)
+	if r&idOnly != 0 {
+		p, ok = tmux.Pane{PaneID: id}, true
+	}
+	if !ok {
+		return nil, nil, nil // the window's active pane is not among its panes: changing
+	}
+	return &target{ts: ts, snap: snap, pane: p}, out, err
+}
+
+// window resolves a window target, reading the window alone (see windowWith).
 func (c *Call) window(ctx context.Context, t WindowTarget, sock *string) (*target, error) {
+	return c.windowWith(ctx, t, sock, 0)
+}
+
+// windowWith resolves a window target from a read of that window alone (tmux.SnapshotOf): its
+// record and what r asks for (its panes, the clients, every session), in t.snap.
+func (c *Call) windowWith(ctx context.Context, t WindowTarget, sock *string, r reads) (*target, error) {
 	if err := checkIDs(nil, t.WindowID, t.SessionID); err != nil {
 		return nil, err
+	}
+	ts, err := c.tmuxFor(sock)
+	if err != nil {
+		return nil, err
+	}
+	if r&readAll == 0 {
+		tg, err := c.windowAlone(ctx, ts, t, r)
+		if tg != nil || fastFailed(ctx, err) {
+			return tg, err
+		}
 	}
 	ts, snap, err := c.snapshot(ctx, sock)
 	if err != nil {
@@ -284,18 +426,84 @@ func (c *Call) window(ctx context.Context, t WindowTarget, sock *string) (*targe
 	return &target{ts: ts, snap: snap, window: w}, nil
 }
 
-// session resolves a session target on the call's server.
+// windowAlone is windowWith's read of the window alone. A nil target with a nil error means
+// the answer needs the whole topology.
+func (c *Call) windowAlone(ctx context.Context, ts *tmux.Server, t WindowTarget, r reads) (*target, error) {
+	var sessions *tmux.Snapshot
+	if t.WindowID == nil || r&readSessions != 0 {
+		var err error
+		if sessions, err = ts.Snapshot(ctx, tmux.WithSessions); err != nil {
+			return nil, err
+		}
+	}
+	id := str(t.WindowID)
+	if t.WindowID == nil {
+		sess, err := resolveSession(sessions, t.SessionID, t.SessionName)
+		if err != nil {
+			return nil, err
+		}
+		id = sess.ActiveWindowID
+		if t.WindowIndex != nil {
+			id = sess.SessionID // its windows, to find the index among
+		}
+	}
+	snap, _, err := ts.SnapshotOf(ctx, id, r.parts()|tmux.WithWindows)
+	if snap == nil {
+		return nil, err
+	}
+	w, ok := snap.Windows[0], true
+	if t.WindowIndex != nil && t.WindowID == nil {
+		idx, valid := parseIndex(*t.WindowIndex)
+		w, ok = tmux.Window{}, false
+		for _, sw := range snap.Windows {
+			if valid && sw.WindowIndex == idx {
+				w, ok = sw, true
+			}
+		}
+	}
+	if !ok {
+		return nil, nil // no such window: the whole topology names the candidates
+	}
+	if sessions != nil {
+		snap.Sessions, snap.Parts = sessions.Sessions, snap.Parts|tmux.WithSessions
+	}
+	return &target{ts: ts, snap: snap, window: w}, nil
+}
+
+// session resolves a session target from the list of sessions (see sessionWith).
 func (c *Call) session(ctx context.Context, sessionID, sessionName, sock *string) (*target, error) {
+	return c.sessionWith(ctx, sessionID, sessionName, sock, 0)
+}
+
+// sessionWith resolves a session target from the list of sessions (what names match against
+// exactly, and what its errors name), with the clients (a session counts its attached ones)
+// and what r asks for (its windows) in t.snap.
+func (c *Call) sessionWith(ctx context.Context, sessionID, sessionName, sock *string, r reads) (*target, error) {
 	if err := checkIDs(nil, nil, sessionID); err != nil {
 		return nil, err
 	}
-	ts, snap, err := c.snapshot(ctx, sock)
+	ts, err := c.tmuxFor(sock)
+	if err != nil {
+		return nil, err
+	}
+	what := tmux.WithSessions | tmux.WithClients
+	if r&readAll != 0 {
+		what = tmux.WithAll
+	}
+	snap, err := ts.Snapshot(ctx, what)
 	if err != nil {
 		return nil, err
 	}
 	sess, err := resolveSession(snap, sessionID, sessionName)
 	if err != nil {
 		return nil, err
+	}
+	if r&readWindows != 0 && r&readAll == 0 {
+		of, _, err := ts.SnapshotOf(ctx, sess.SessionID, tmux.WithWindows)
+		if err != nil {
+			return nil, err
+		}
+		snap.Windows, snap.Parts = of.Windows, snap.Parts|tmux.WithWindows
 	}
 	return &target{ts: ts, snap: snap, session: sess}, nil
 }

@@ -297,7 +297,7 @@ func moveWindow(ctx context.Context, c *Call, in *moveWindowIn) (tmux.Window, er
 			return tmux.Window{}, err
 		}
 	}
-	t, err := c.window(ctx, in.WindowTarget, in.SocketName)
+	t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readSessions)
 	if err != nil {
 		return tmux.Window{}, err
 	}
@@ -342,7 +342,7 @@ func killWindow(ctx context.Context, c *Call, in *killWindowIn) (resultOut, erro
 	if err := checkIDs(nil, &in.WindowID, nil); err != nil {
 		return resultOut{}, err
 	}
-	t, err := c.window(ctx, WindowTarget{WindowID: &in.WindowID}, in.SocketName)
+	t, err := c.windowWith(ctx, WindowTarget{WindowID: &in.WindowID}, in.SocketName, readAll)
 	if err != nil {
 		return resultOut{}, err
 	}
@@ -361,7 +361,7 @@ func killSession(ctx context.Context, c *Call, in *sessionIn) (resultOut, error)
 	if in.SessionID == nil && in.SessionName == nil {
 		return resultOut{}, fail("Pass session_name or session_id (list_sessions shows them); kill_session never picks a session for you.", "kill_session needs session_name or session_id")
 	}
-	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
+	t, err := c.sessionWith(ctx, in.SessionID, in.SessionName, in.SocketName, readAll)
 	if err != nil {
 		return resultOut{}, err
 	}

@@ -95,6 +95,9 @@ var paneFields = []field{
 	{name: "window_index"}, {name: "session_id"}, {name: "session_name", text: true},
 }
 
+// paneListFields are paneFields as Snapshot lists them, with the costly fields printed once.
+var paneListFields = printedOnce(paneFields, "pane_current_command", "pane_current_path")
+
 var clientFields = []field{
 	{name: "client_name", text: true}, {name: "client_tty", text: true}, {name: "client_pid"},
 	{name: "client_control_mode"}, {name: "session_id"}, {name: "window_id"}, {name: "pane_id"},
@@ -107,6 +110,9 @@ var (
 	paneFormat    = format(paneFields)
 	clientFormat  = format(clientFields)
 )
+
+// PaneListFormat is the format Snapshot lists panes with: every field, each printed once.
+func PaneListFormat() string { return format(paneListFields) }
 
 func sessionFromRow(r row) Session {
 	return Session{
@@ -158,6 +164,9 @@ type Snapshot struct {
 	Windows  []Window
 	Panes    []Pane
 	Clients  []Client
+	// Parts says which parts were read (an empty part that was not read is nil, like one that
+	// holds nothing).
+	Parts What
 }
 
 // What selects the parts of a Snapshot to read.
@@ -172,9 +181,8 @@ const (
 	WithAll = WithSessions | WithWindows | WithPanes | WithClients
 )
 
-// ListArgs are the tmux commands that read the parts of a snapshot, exported for callers that
-// want to add their own commands to the same command list.
-func listArgs(what What) [][]string {
+// listArgs are the tmux commands that read the parts of a snapshot, panes with paneFields.
+func listArgs(what What, paneFields []field) [][]string {
 	var cmds [][]string
 	if what&WithSessions != 0 {
 		cmds = append(cmds, []string{"list-sessions", "-F", sessionFormat})
@@ -183,7 +191,7 @@ func listArgs(what What) [][]string {
 		cmds = append(cmds, []string{"list-windows", "-a", "-F", windowFormat})
 	}
 	if what&WithPanes != 0 {
-		cmds = append(cmds, []string{"list-panes", "-a", "-F", paneFormat})
+		cmds = append(cmds, []string{"list-panes", "-a", "-F", format(paneFields)})
 	}
 	if what&WithClients != 0 {
 		cmds = append(cmds, []string{"list-clients", "-F", clientFormat})
@@ -194,59 +202,66 @@ func listArgs(what What) [][]string {
 // Snapshot reads the selected parts of the topology in one command list. A server that is not
 // running gives ErrServerNotRunning.
 func (s *Server) Snapshot(ctx context.Context, what What) (*Snapshot, error) {
-	cmds := listArgs(what)
-	out, err := s.Query(ctx, cmds...)
+	out, err := s.Query(ctx, listArgs(what, paneListFields)...)
 	if err != nil {
 		return nil, err
 	}
-	return parseSnapshot(what, out)
+	snap, err := parseSnapshot(what, out, paneListFields)
+	if err != nil && what&WithPanes != 0 {
+		// A pane's command or path holds the separator: read it all again, with every text
+		// field length-prefixed.
+		if out, err = s.Query(ctx, listArgs(what, paneFields)...); err != nil {
+			return nil, err
+		}
+		snap, err = parseSnapshot(what, out, paneFields)
+	}
+	return snap, err
 }
 
-func parseSnapshot(what What, out [][]string) (*Snapshot, error) {
-	snap := &Snapshot{}
+// parseSnapshot parses the replies of listArgs(what, panes).
+func parseSnapshot(what What, out [][]string, panes []field) (*Snapshot, error) {
+	return parseParts(what, out, sessionFields, windowFields, panes, nil)
+}
+
+// parseParts parses the replies of the parts what selects, in their order, with the fields
+// given for each (clients: clientFields); check, when set, may refuse a record row.
+func parseParts(what What, out [][]string, sessions, windows, panes []field, check func(row) error) (*Snapshot, error) {
+	snap := &Snapshot{Parts: what}
 	i := 0
-	next := func(fields []field) ([]row, error) {
+	next := func(part What, fields []field, add func(row)) error {
+		if what&part == 0 {
+			return nil
+		}
 		if i >= len(out) {
-			return nil, fmt.Errorf("tmux returned %d replies, expected more", len(out))
+			return fmt.Errorf("tmux returned %d replies, expected more", len(out))
 		}
 		rows, err := parseRows(fields, out[i])
 		i++
-		return rows, err
-	}
-	if what&WithSessions != 0 {
-		rows, err := next(sessionFields)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, r := range rows {
-			snap.Sessions = append(snap.Sessions, sessionFromRow(r))
+			if check != nil && part != WithClients {
+				if err := check(r); err != nil {
+					return err
+				}
+			}
+			add(r)
 		}
+		return nil
 	}
-	if what&WithWindows != 0 {
-		rows, err := next(windowFields)
-		if err != nil {
+	for _, p := range []struct {
+		part   What
+		fields []field
+		add    func(row)
+	}{
+		{WithSessions, sessions, func(r row) { snap.Sessions = append(snap.Sessions, sessionFromRow(r)) }},
+		{WithWindows, windows, func(r row) { snap.Windows = append(snap.Windows, windowFromRow(r)) }},
+		{WithPanes, panes, func(r row) { snap.Panes = append(snap.Panes, paneFromRow(r)) }},
+		{WithClients, clientFields, func(r row) { snap.Clients = append(snap.Clients, clientFromRow(r)) }},
+	} {
+		if err := next(p.part, p.fields, p.add); err != nil {
 			return nil, err
-		}
-		for _, r := range rows {
-			snap.Windows = append(snap.Windows, windowFromRow(r))
-		}
-	}
-	if what&WithPanes != 0 {
-		rows, err := next(paneFields)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			snap.Panes = append(snap.Panes, paneFromRow(r))
-		}
-	}
-	if what&WithClients != 0 {
-		rows, err := next(clientFields)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			snap.Clients = append(snap.Clients, clientFromRow(r))
 		}
 	}
 	if what&WithSessions != 0 && what&WithClients != 0 {
@@ -290,6 +305,20 @@ func (snap *Snapshot) Watched() map[string]bool {
 	return seen
 }
 
+// Watches reports whether a terminal client that can type shows p (see Watched), from the
+// clients alone: p need not be among the snapshot's panes.
+func (snap *Snapshot) Watches(p Pane) bool {
+	for _, c := range snap.Clients {
+		if c.ControlMode || c.ReadOnly || c.WindowID == "" || c.WindowID != p.WindowID {
+			continue
+		}
+		if !c.Zoomed || c.PaneID == p.PaneID {
+			return true
+		}
+	}
+	return false
+}
+
 // Pane returns the pane with id from the snapshot.
 func (snap *Snapshot) Pane(id string) (Pane, bool) {
 	for _, p := range snap.Panes {
@@ -298,21 +327,6 @@ func (snap *Snapshot) Pane(id string) (Pane, bool) {
 		}
 	}
 	return Pane{}, false
-}
-
-// PaneSnapshot is Snapshot(WithPanes|WithClients) narrowed to one pane: the panes part holds
-// only paneID (none when it does not exist), so tmux formats one pane instead of all. Watched
-// and Pane answer for paneID as they would on the full snapshot. paneID must be a pane id
-// ("%N"). It needs list-panes -f (tmux 3.2).
-func (s *Server) PaneSnapshot(ctx context.Context, paneID string) (*Snapshot, error) {
-	what := WithPanes | WithClients
-	out, err := s.Query(ctx,
-		[]string{"list-panes", "-a", "-f", "#{==:#{pane_id}," + paneID + "}", "-F", paneFormat},
-		[]string{"list-clients", "-F", clientFormat})
-	if err != nil {
-		return nil, err
-	}
-	return parseSnapshot(what, out)
 }
 
 // SessionWindows returns the windows of a session, in tmux's order (never nil).

@@ -235,19 +235,26 @@ func TestWatchedPanes(t *testing.T) {
 	samePaneSnapshot(t, ts, snap, p1, p2, other, "%999")
 }
 
-// samePaneSnapshot checks that PaneSnapshot answers Pane and Watched for each pane as the full
+// samePaneSnapshot checks that SnapshotOf a pane answers Pane and Watched for it as the full
 // snapshot does.
 func samePaneSnapshot(t *testing.T, ts *tmux.Server, full *tmux.Snapshot, panes ...string) {
 	t.Helper()
 	for _, id := range panes {
-		one, err := ts.PaneSnapshot(context.Background(), id)
+		one, _, err := ts.SnapshotOf(context.Background(), id, tmux.WithPanes|tmux.WithClients)
+		_, ok1 := full.Pane(id)
+		if !ok1 {
+			if !errors.Is(err, tmux.ErrNotFound) {
+				t.Errorf("%s: SnapshotOf a missing pane: %v, want ErrNotFound", id, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		p1, ok1 := full.Pane(id)
+		p1, _ := full.Pane(id)
 		p2, ok2 := one.Pane(id)
-		if ok1 != ok2 || p1 != p2 || full.Watched()[id] != one.Watched()[id] || len(one.Panes) > 1 {
-			t.Errorf("%s: PaneSnapshot %+v %v watched=%v; full %+v %v watched=%v", id, p2, ok2, one.Watched()[id], p1, ok1, full.Watched()[id])
+		if !ok2 || p1 != p2 || full.Watched()[id] != one.Watched()[id] || full.Watches(p1) != full.Watched()[id] || len(one.Panes) > 1 {
+			t.Errorf("%s: SnapshotOf %+v %v watched=%v; full %+v watched=%v", id, p2, ok2, one.Watched()[id], p1, full.Watched()[id])
 		}
 	}
 }

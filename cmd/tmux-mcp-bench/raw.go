@@ -58,9 +58,17 @@ func (c *rawClient) request(line string) ([]byte, error) {
 }
 
 // callTool calls a tool without arguments once.
-func (c *rawClient) callTool(name string) error {
+func (c *rawClient) callTool(name string) error { return c.callToolWith(name, `{}`) }
+
+// callToolWith calls a tool once with args (a JSON object); a tool error (a short reply: it
+// has no structured content) is an error.
+func (c *rawClient) callToolWith(name, args string) error {
 	c.id++
-	return c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, c.id, name))
+	reply, err := c.request(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, c.id, name, args))
+	if err == nil && len(reply) < 4096 && (bytes.Contains(reply, []byte(`"isError":true`)) || !bytes.Contains(reply, []byte(`"result":`))) {
+		err = fmt.Errorf("%s: %.300s", name, reply)
+	}
+	return err
 }
 
 func (c *rawClient) close() {

@@ -20,9 +20,11 @@ const (
 	scaleSamples = 15
 )
 
-// scaleRows measures list_panes over 1,000 panes and search_panes over 200 panes × 2,000 lines of
-// history, on a tmux server of their own, each next to tmux's own cost of the same read over a
-// bare control-mode client.
+// scaleRows measures the rows at scale, each on a tmux server of its own and beside tmux's own
+// cost of the same read over a bare control-mode client: list_panes over 1,000 panes, a capture
+// of one pane's screen on a 1,000-pane server beside the same on a 1-pane server (issue 15: a
+// call costs what its target costs), and, on 200 panes × 2,000 lines of history, search_panes
+// and capture_pane of one pane's 2,000 lines.
 func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	dir = filepath.Join(dir, "scale")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -53,13 +55,29 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 		return nil, err
 	}
 	lpFloor, err := timeSamples(1, scaleSamples, func() error {
-		return floor.do([]string{"list-panes", "-a", "-F", tmux.PaneFormat()}, []string{"list-clients"})
+		return floor.do([]string{"list-panes", "-a", "-F", tmux.PaneListFormat()}, []string{"list-clients"})
 	})
 	if err != nil {
 		return nil, err
 	}
-	rows := []row{{what: fmt.Sprintf("list_panes over %d panes (n=%d)", manyPanes, scaleSamples), value: stat(lp),
-		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor), target: "≤ 10 ms", met: yesNo(lp.pct(0.5) <= 10*time.Millisecond)}}
+	raw, err := startRaw(bin, tmx)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.close()
+	lpBare, err := timeSamples(1, scaleSamples, func() error { return raw.callTool("list_panes") })
+	if err != nil {
+		return nil, err
+	}
+	rows := []row{{what: fmt.Sprintf("list_panes over %d panes, go-sdk client (n=%d)", manyPanes, scaleSamples), value: stat(lp),
+		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor)},
+		{what: fmt.Sprintf("list_panes over %d panes, bare JSON-RPC client (n=%d)", manyPanes, scaleSamples), value: stat(lpBare),
+			floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lpBare, lpFloor), target: "≤ 35 ms with every field (issue 15; spec ≤ 10 ms)", met: yesNo(lpBare.pct(0.5) <= 35*time.Millisecond)}}
+	screen, err := screenRows(ctx, bin, dir, tmx, floor, cl)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, screen...)
 
 	// 200 panes × 2,000 lines: a fresh session, one window per pane, each printing its history
 	// and then waiting; one pane holds the needle.
@@ -101,7 +119,125 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	}
 	rows = append(rows, row{what: fmt.Sprintf("search_panes over %d panes × %d lines (n=%d)", searchPanes, searchLines, scaleSamples/2), value: stat(sp),
 		floor: "control-mode capture-pane of each " + stat(spFloor), ratio: ratio(sp, spFloor), target: "≤ 150 ms", met: yesNo(sp.pct(0.5) <= 150*time.Millisecond)})
-	return rows, nil
+
+	// One pane's history on the 200-pane server, beside the same capture-pane over control mode.
+	one := ids[searchPanes/3]
+	capArgs := map[string]any{"pane_id": one, "start": -searchLines, "max_lines": nil}
+	cp, cpFloor, err := interleaved(
+		func() error { _, err := cl.call(ctx, "capture_pane", capArgs); return err },
+		func() error {
+			return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
+		})
+	if err != nil {
+		return nil, err
+	}
+	bareArgs := fmt.Sprintf(`{"pane_id":%q,"start":%d,"max_lines":null}`, one, -searchLines)
+	cpBare, cpFloor2, err := interleaved(
+		func() error { return raw.callToolWith("capture_pane", bareArgs) },
+		func() error {
+			return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
+		})
+	if err != nil {
+		return nil, err
+	}
+	sdk, err := sdkHistoryFloor(ctx, len(cp))
+	if err != nil {
+		return nil, err
+	}
+	return append(rows,
+		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, go-sdk client (n=%d)", searchLines, searchPanes, len(cp)), value: stat(cp),
+			floor: "control-mode capture-pane -S " + stat(cpFloor), ratio: ratio(cp, cpFloor)},
+		row{floor: "go-sdk server, the same result " + stat(sdk), ratio: ratio(cp, sdk)},
+		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, bare JSON-RPC client (n=%d)", searchLines, searchPanes, len(cpBare)), value: stat(cpBare),
+			floor: "control-mode capture-pane -S " + stat(cpFloor2), ratio: ratio(cpBare, cpFloor2), target: "≤ 1.5 ms (issue 15)", met: yesNo(cpBare.pct(0.5) <= 1500*time.Microsecond)}), nil
+}
+
+// sdkHistoryFloor times n calls of the go-sdk no-op server's history tool (see noopServerArg):
+// a result of the size capture_pane's of searchLines lines has, with no tmux behind it.
+func sdkHistoryFloor(ctx context.Context, n int) (samples, error) {
+	cmd, err := noopCommand()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := connectCmd(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.close()
+	return timeSamples(10, n, func() error { _, err := cl.call(ctx, "history", map[string]any{}); return err })
+}
+
+// Rounds of interleaved timings: a noisy moment on these machines lasts longer than one call,
+// so two figures to compare are taken in turns.
+const (
+	rounds   = 5
+	perRound = 40
+)
+
+// interleaved times a and b in rounds of perRound calls each, in turns, after a warm-up of
+// each, and returns their samples.
+func interleaved(a, b func() error) (samples, samples, error) {
+	var sa, sb samples
+	for i := 0; i < rounds; i++ {
+		warm := 0
+		if i == 0 {
+			warm = 10
+		}
+		x, err := timeSamples(warm, perRound, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		y, err := timeSamples(warm, perRound, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		sa, sb = append(sa, x...), append(sb, y...)
+	}
+	return sa, sb, nil
+}
+
+// screenRows times capture_pane of one pane's screen on big (a 1,000-pane server, reached by
+// bigCl) beside the same call on a 1-pane server of its own, in turns; each has tmux's own
+// capture-pane over control mode on its server as its floor. The target (issue 15) is the
+// 1-pane figure times 1.5.
+func screenRows(ctx context.Context, bin, dir string, big *benchTmux, bigFloor *ctlFloor, bigCl *client) ([]row, error) {
+	small, err := newTmux(filepath.Join(dir, "one"))
+	if err != nil {
+		return nil, err
+	}
+	defer small.kill()
+	smallFloor, err := small.controlFloor()
+	if err != nil {
+		return nil, err
+	}
+	defer smallFloor.close()
+	smallCl, err := connect(ctx, bin, small)
+	if err != nil {
+		return nil, err
+	}
+	defer smallCl.close()
+	capture := func(cl *client, pane string) func() error {
+		return func() error { _, err := cl.call(ctx, "capture_pane", map[string]any{"pane_id": pane}); return err }
+	}
+	onBig, onSmall, err := interleaved(capture(bigCl, big.pane), capture(smallCl, small.pane))
+	if err != nil {
+		return nil, err
+	}
+	floorOf := func(f *ctlFloor, pane string) func() error {
+		return func() error { return f.do([]string{"capture-pane", "-p", "-t", pane}) }
+	}
+	bigF, smallF, err := interleaved(floorOf(bigFloor, big.pane), floorOf(smallFloor, small.pane))
+	if err != nil {
+		return nil, err
+	}
+	limit := time.Duration(float64(onSmall.pct(0.5)) * 1.5)
+	return []row{
+		{what: fmt.Sprintf("capture_pane of one pane's screen, %d-pane server (n=%d)", manyPanes, len(onBig)), value: stat(onBig),
+			floor: "control-mode capture-pane " + stat(bigF), ratio: ratio(onBig, bigF),
+			target: fmt.Sprintf("≤ 1.5× the 1-pane server's = %s (issue 15)", ms(limit)), met: yesNo(onBig.pct(0.5) <= limit)},
+		{what: fmt.Sprintf("capture_pane of one pane's screen, 1-pane server (n=%d)", len(onSmall)), value: stat(onSmall),
+			floor: "control-mode capture-pane " + stat(smallF), ratio: ratio(onSmall, smallF)},
+	}, nil
 }
 
 // fill adds n windows to the session, window i running cmd(i), in command lists of 50.

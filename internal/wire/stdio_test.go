@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -162,4 +163,66 @@ func TestReadLine(t *testing.T) {
 			t.Fatalf("got %q %v, want %q %v", line, err, want.line, want.err)
 		}
 	}
+}
+
+// TestEncodeAsSDK: encode writes what jsonrpc.EncodeMessage writes, byte for byte.
+func TestEncodeAsSDK(t *testing.T) {
+	result := func(v any) json.RawMessage {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return json.RawMessage(strings.TrimSuffix(b.String(), "\n"))
+	}
+	str, _ := jsonrpc.MakeID("a<b>&\u2028\"c")
+	num, _ := jsonrpc.MakeID(float64(42))
+	req, _ := jsonrpc.MakeID(float64(7))
+	msgs := []jsonrpc.Message{
+		&jsonrpc.Response{ID: num, Result: result(map[string]any{"content": []any{map[string]any{"type": "text", "text": "<&>\u2028 \"q\" \\ \n"}}})},
+		&jsonrpc.Response{ID: str, Result: result([]int{1, 2})},
+		&jsonrpc.Response{ID: num, Error: errors.New("boom")},
+		&jsonrpc.Request{ID: req, Method: "ping", Params: result(map[string]string{"a": "<b>"})},
+		&jsonrpc.Request{Method: "notifications/progress", Params: result(map[string]int{"p": 1})},
+	}
+	for _, m := range msgs {
+		want, err := jsonrpc.EncodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("encode(%T)\n got %s\nwant %s", m, got, want)
+		}
+	}
+}
+
+// BenchmarkEncodeResponse writes a response with a result of 2.4 MB (list_panes over 1,000
+// panes: its JSON twice, as structured content and as text) as jsonrpc.EncodeMessage does and
+// as encode does.
+func BenchmarkEncodeResponse(b *testing.B) {
+	row := `{"pane_id":"%1","pane_index":0,"pane_width":120,"pane_current_command":"bash","pane_current_path":"/home/someone/src/project","pane_title":"host.example.org"},`
+	text := "[" + strings.Repeat(row, 7000) + "{}]"
+	quoted, _ := json.Marshal(text)
+	res := json.RawMessage(`{"content":[{"type":"text","text":` + string(quoted) + `}],"structuredContent":` + text + `}`)
+	id, _ := jsonrpc.MakeID(float64(3))
+	msg := &jsonrpc.Response{ID: id, Result: res}
+	b.Run("EncodeMessage", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := jsonrpc.EncodeMessage(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := encode(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

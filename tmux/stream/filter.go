@@ -60,6 +60,12 @@ type Filter struct {
 	// behind when it exits.
 	SkipAlternate bool
 	alt           bool // on the alternate screen
+	// KeepLast, when > 0, keeps only the newest KeepLast completed lines for Lines: older ones
+	// are dropped as they complete, and counted by Dropped. A reader that wants the tail of a
+	// long output (a run's last lines) then holds that tail, not every line: shaping the
+	// 100,000 lines of seq 1 100000 held 100,000 strings and their slice, about 3 MB.
+	KeepLast int
+	dropped  int
 
 	state     uint8
 	crPending bool // a CR was seen: the next character restarts the line
@@ -329,10 +335,33 @@ func (f *Filter) endLine() {
 	} else {
 		f.cur = f.cur[:0]
 	}
+	if f.KeepLast > 0 && len(f.ends) >= 2*f.KeepLast+64 {
+		f.dropOld() // in batches: each drop moves the kept lines
+	}
 }
 
-// Lines returns the lines completed since the last call, without their LF.
+// dropOld drops the completed lines before the newest KeepLast.
+func (f *Filter) dropOld() {
+	n := len(f.ends) - f.KeepLast
+	if f.KeepLast <= 0 || n <= 0 {
+		return
+	}
+	cut := f.ends[n-1]
+	f.done = f.done[:copy(f.done, f.done[cut:])]
+	for i, end := range f.ends[n:] {
+		f.ends[i] = end - cut
+	}
+	f.ends = f.ends[:f.KeepLast]
+	f.dropped += n
+}
+
+// Dropped returns how many completed lines KeepLast has dropped so far.
+func (f *Filter) Dropped() int { return f.dropped }
+
+// Lines returns the lines completed since the last call, without their LF (with KeepLast, only
+// the newest of them).
 func (f *Filter) Lines() []string {
+	f.dropOld()
 	if len(f.ends) == 0 {
 		return nil
 	}

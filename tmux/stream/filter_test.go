@@ -184,7 +184,38 @@ func FuzzFilter(f *testing.F) {
 				t.Fatalf("Clean line %q has ESC, CR or LF", l)
 			}
 		}
+		// KeepLast returns the tail of the same lines, and counts the rest.
+		keep := int(split)%5 + 1
+		tail := Filter{MaxLine: ml, KeepLast: keep}
+		tail.Write(data)
+		tail.Flush()
+		tl := tail.Lines()
+		if want := wl[max(0, len(wl)-keep):]; !reflect.DeepEqual(tl, want) && len(want) > 0 || tail.Dropped()+len(tl) != len(wl) || tail.Partial() != wp {
+			t.Fatalf("KeepLast %d: %q (dropped %d), want %q of %d", keep, tl, tail.Dropped(), want, len(wl))
+		}
 	})
+}
+
+// TestFilterKeepLast: with KeepLast, a long output holds only its newest lines, and the lines
+// returned are those a whole filter returns last.
+func TestFilterKeepLast(t *testing.T) {
+	var in bytes.Buffer
+	for i := 1; i <= 100000; i++ {
+		fmt.Fprintf(&in, "%d\r\n", i)
+	}
+	f := Filter{KeepLast: 200}
+	for b := in.Bytes(); len(b) > 0; {
+		n := min(len(b), 4093)
+		f.Write(b[:n])
+		b = b[n:]
+		if len(f.ends) > 2*200+64 {
+			t.Fatalf("%d lines held", len(f.ends))
+		}
+	}
+	lines := f.Lines()
+	if len(lines) != 200 || lines[0] != "99801" || lines[199] != "100000" || f.Dropped() != 99800 {
+		t.Fatalf("%d lines %q..%q, dropped %d", len(lines), lines[0], lines[len(lines)-1], f.Dropped())
+	}
 }
 
 func benchInput() []byte {

@@ -15,10 +15,12 @@ type Follower struct {
 	off    int64
 	text   bool
 	reopen func(ctx context.Context, ended error) (*Watch, error)
+	buf    []byte // what Read returns, reused: a run through 50 MB of output read 200 fresh 256 KiB chunks
 }
 
 // Chunk is what one Read returned.
 type Chunk struct {
+	// Data is valid until the next Read: the follower reuses its buffer.
 	Data   []byte
 	At     int64 // the stream offset of Data[0]
 	Missed int64 // bytes dropped before Data could be read
@@ -53,11 +55,14 @@ func (f *Follower) Offset() int64 { return f.off }
 // blocking, and an empty chunk when there is nothing new. At the stream's end it reopens when
 // OnEnd allows and goes on; err is the end reason once there is nothing more to read.
 func (f *Follower) Read(ctx context.Context, max int) (Chunk, error) {
-	read := f.w.Read
+	read := f.w.AppendRead
 	if f.text {
-		read = f.w.ReadText
+		read = f.w.AppendReadText
 	}
-	data, next, missed, err := read(f.off, max)
+	data, next, missed, err := read(f.buf, f.off, max)
+	if len(data) > 0 && cap(data) <= 1<<20 {
+		f.buf = data[:0] // a read of everything (max <= 0) may be larger: not kept
+	}
 	c := Chunk{Data: data, At: next - int64(len(data)), Missed: missed}
 	if len(data) > 0 {
 		c.Gaps = f.w.Gaps(f.off+missed, next)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -228,7 +229,12 @@ func (r *Ring) Elide(from, to int64) {
 // ReadText is Read for readers of the text a pane shows: bytes Elide hid read as NUL, which a
 // text filter drops, so offsets stay those of Read.
 func (r *Ring) ReadText(off int64, max int) (data []byte, next int64, missed int64, err error) {
-	data, next, missed, err = r.Read(off, max)
+	return r.AppendReadText(nil, off, max)
+}
+
+// AppendReadText is ReadText into dst's buffer (see AppendRead).
+func (r *Ring) AppendReadText(dst []byte, off int64, max int) (data []byte, next int64, missed int64, err error) {
+	data, next, missed, err = r.AppendRead(dst, off, max)
 	if len(data) == 0 {
 		return
 	}
@@ -266,6 +272,12 @@ func min64(a, b int64) int64 {
 // ErrOffsetAhead when off lies beyond the end, ErrOffsetNegative when
 // off < 0. The returned slice is a copy the caller owns.
 func (r *Ring) Read(off int64, max int) (data []byte, next int64, missed int64, err error) {
+	return r.AppendRead(nil, off, max)
+}
+
+// AppendRead is Read into dst's buffer: data is dst[:0] with the bytes read, in dst's array when
+// it is large enough, so that a reader going through a long stream reuses one buffer.
+func (r *Ring) AppendRead(dst []byte, off int64, max int) (data []byte, next int64, missed int64, err error) {
 	if off < 0 {
 		return nil, off, 0, ErrOffsetNegative
 	}
@@ -298,7 +310,7 @@ func (r *Ring) Read(off int64, max int) (data []byte, next int64, missed int64, 
 	if max > 0 && avail > max {
 		avail = max
 	}
-	data = make([]byte, avail)
+	data = slices.Grow(dst[:0], avail)[:avail]
 	r.copyOutLocked(data, (r.head+i)%len(r.buf), avail)
 	return data, off + int64(avail), missed, nil
 }

@@ -35,6 +35,16 @@ func (w *Watch) ReadText(off int64, max int) (data []byte, next int64, missed in
 	return w.ps.ring.ReadText(off, max)
 }
 
+// AppendRead is Read into dst's buffer; see Ring.AppendRead.
+func (w *Watch) AppendRead(dst []byte, off int64, max int) (data []byte, next int64, missed int64, err error) {
+	return w.ps.ring.AppendRead(dst, off, max)
+}
+
+// AppendReadText is ReadText into dst's buffer; see Ring.AppendReadText.
+func (w *Watch) AppendReadText(dst []byte, off int64, max int) (data []byte, next int64, missed int64, err error) {
+	return w.ps.ring.AppendReadText(dst, off, max)
+}
+
 // Elide hides the bytes [from, to) from every holder's ReadText; see Ring.Elide.
 func (w *Watch) Elide(from, to int64) { w.ps.ring.Elide(from, to) }
 
