@@ -1079,14 +1079,16 @@ func TestRunCancelled(t *testing.T) {
 //
 // Not parallel: the script directory is the one that appears in the temp dir meanwhile.
 func TestRunCleanupOnExit(t *testing.T) {
-	c := start(t)
+	// A TMPDIR of its own: other packages' tests make script directories in the system's.
+	tmp := t.TempDir()
+	c := start(t, "TMPDIR="+tmp)
 	_, pane := c.Tmx.NewSession("x", testtmux.Bash...)
-	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "tmux-mcp-*"))
+	before, _ := filepath.Glob(filepath.Join(tmp, "tmux-mcp-*"))
 	out := c.run(pane, "sleep 5", "timeoutMs", 100)
 	if out.Outcome != "timed_out" {
 		t.Fatalf("%+v", out)
 	}
-	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "tmux-mcp-*"))
+	after, _ := filepath.Glob(filepath.Join(tmp, "tmux-mcp-*"))
 	var dir string
 	for _, d := range after {
 		if !slices.Contains(before, d) {
