@@ -809,13 +809,12 @@ func TestCaptureSinceConcurrent(t *testing.T) {
 	var first sinceOut
 	c.OK("capture_since", map[string]any{"pane_id": p}, &first)
 	c.Tmx.Tmux("send-keys", "-t", p, "seq 1 50", "Enter")
-	// The screen can be ahead of the stream (a loaded machine): wait until the stream has it.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		var r sinceOut
-		c.OK("capture_since", map[string]any{"cursor": first.Cursor}, &r)
-		if contains(r.Lines, "50") || time.Now().After(deadline) {
-			break
-		}
+	// The screen can be ahead of the stream (a loaded machine): wait until the stream has it,
+	// woken by tmux.
+	var w waitResult
+	c.OK("wait_for_text", map[string]any{"cursor": first.Cursor, "patterns": []string{"^50$"}, "regex": true, "timeout": 10}, &w)
+	if !w.Found {
+		t.Fatalf("the stream never had 50: %+v", w)
 	}
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {

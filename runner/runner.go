@@ -429,7 +429,9 @@ func (x *run) launch(ctx context.Context) error {
 	if x.sh.Family() == shellrun.POSIX {
 		x.procs = watchShell(x.shell)
 	}
-	x.readAtEnter, x.readKnown = procfs.ReadChars(x.shell)
+	if x.shell != 0 {
+		x.readAtEnter, x.readKnown = procfs.ReadChars(x.shell)
+	}
 	if err := x.keys(ctx, []string{"Enter"}); err != nil {
 		return err
 	}

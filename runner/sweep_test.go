@@ -13,7 +13,8 @@ import (
 // once when sweepMax wait; stop leaves them (their directory goes whole).
 func TestSweeper(t *testing.T) {
 	defer func(d time.Duration, m int) { sweepDelay, sweepMax = d, m }(sweepDelay, sweepMax)
-	sweepDelay, sweepMax = 300*time.Millisecond, 4
+	// Margins of a second: a loaded machine oversleeps by hundreds of milliseconds.
+	sweepDelay, sweepMax = 2*time.Second, 4
 	dir := t.TempDir()
 	ts := tmux.NewServer(tmux.Config{SocketPath: filepath.Join(dir, "none")}) // files only: no server is started
 	file := func(name string) string {
@@ -27,9 +28,9 @@ func TestSweeper(t *testing.T) {
 	var s sweeper
 	a, b := file("a"), file("b")
 	s.later(ts, a)
-	time.Sleep(150 * time.Millisecond)
-	s.later(ts, b) // restarts the wait
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(time.Second)
+	s.later(ts, b) // restarts the wait: nothing goes before b has waited sweepDelay
+	time.Sleep(1200 * time.Millisecond)
 	if !exists(a) || !exists(b) {
 		t.Fatal("removed before the queue was still for sweepDelay")
 	}
