@@ -50,8 +50,9 @@ func Parse(out []byte, id string) Parsed {
 	if !ValidID(id) {
 		return p
 	}
-	// The start marker comes first; the end marker counts only after it (after the
-	// beginning when there is none: the start may have been lost).
+	// The start marker comes first; the end marker counts only after it, or when it is
+	// the first marker of this id (the start was lost). Only the first marker of the id
+	// decides which, so a longer output never undoes what a shorter one found.
 	bodyStart := 0
 	for from := 0; ; {
 		m, ok := nextMarker(out, from)
@@ -68,8 +69,8 @@ func Parse(out []byte, id string) Parsed {
 		}
 		if m.Kind == 'S' {
 			p.Started, bodyStart = true, m.End
-			break
 		}
+		break
 	}
 	for from := bodyStart; ; {
 		m, ok := nextMarker(out, from)

@@ -51,7 +51,7 @@ func TestParse(t *testing.T) {
 		{"lookalike text is output", "<S><ID>_E 0 <ID>_D\n<E:0>", true, 0, true, "<ID>_E 0 <ID>_D"},
 		{"other id", "<F:S><S>A<F:E;0><E:9>", true, 9, true, "A" + string(mk("<F:E;0>"))},
 		{"no start", "typed\r\nout\r\n<E:2>", true, 2, false, "typed\r\nout"},
-		{"end before start ignored", "<E:2><S>x", false, 0, true, "x"},
+		{"end first: the start was lost", "<E:2><S>x", true, 2, false, ""},
 		{"start twice", "<S>q<S>out<E:0>", true, 0, true, "q" + string(mk("<S>")) + "out"},
 		{"not done", "<S>partial output.", false, 0, true, "partial output."},
 		{"not done holds break", "<S>line\r\n", false, 0, true, "line"},
