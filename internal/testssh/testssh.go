@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/inherit"
 	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
 )
 
@@ -252,6 +253,7 @@ func freePort() (int, error) {
 
 // start runs sshd in the foreground (-D) and waits until it accepts connections.
 func (d *Sshd) start() error {
+	inherit.OnlyStdio() // an sshd left behind by a killed test process must not keep its pipes
 	cmd := exec.Command(sshdPath, "-D", "-f", d.conf, "-E", d.log)
 	if err := cmd.Start(); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/inherit"
 	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
 )
 
@@ -60,6 +61,9 @@ func Require(t testing.TB) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
+	// A tmux server outlives the test process; it must not keep what that process inherited
+	// (a fuzz worker's pipes to its coordinator).
+	inherit.OnlyStdio()
 }
 
 // RequireShell skips the test when shell's program is not installed.
