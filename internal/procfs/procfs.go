@@ -165,3 +165,12 @@ func Comm(pid int) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// Cmdline is pid's argument vector (nil when unreadable or a zombie's).
+func Cmdline(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}

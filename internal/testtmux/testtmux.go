@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -266,6 +267,19 @@ func (s *Server) Kill() {
 		}
 	}
 	killSessions(sids)
+	killStragglers(s.Socket)
+}
+
+// killStragglers SIGKILLs the tmux processes still running on socket: a server whose
+// kill-server failed (a loaded machine) would outlive the test unreachable, its socket gone
+// with the test's directory, keeping its terminals for good; and control clients with it.
+func killStragglers(socket string) {
+	for _, pid := range procfs.PIDs() {
+		argv := procfs.Cmdline(pid)
+		if len(argv) > 0 && filepath.Base(argv[0]) == "tmux" && slices.Contains(argv, socket) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // killSessions SIGKILLs every process whose session id is in sids: a pane's shell leads its
