@@ -30,8 +30,10 @@ type framingCase struct {
 	only     int            // posixOnly, fishOnly or 0
 	status   int            // want; nonzero means any status but 0
 	statusBy map[string]int // per shell name, overriding status
-	body     string
-	prelude  map[string]string // per shell name ("posix" and "fish" for all of a family)
+	// raceBy is, per shell name, a status the shell itself reports now and then instead.
+	raceBy  map[string]int
+	body    string
+	prelude map[string]string // per shell name ("posix" and "fish" for all of a family)
 }
 
 var framingCases = []framingCase{
@@ -96,7 +98,13 @@ var framingCases = []framingCase{
 		"zsh":   "alias -g printf='echo hijacked' rm='echo hijacked'; alias command='echo hijacked'",
 		"posix": "alias command='echo hijacked' rm='echo hijacked'",
 	}},
-	{name: "sigint", cmd: "kill -INT 0; echo not reached", status: 130, body: "", prelude: map[string]string{"posix": "trap : INT"}},
+	// ksh93 forks the subshell that sets a trap; when the parent catches the same SIGINT, it
+	// now and then reports the child's exit 130 as 2 (a quarter of the runs beside the other
+	// tests on a loaded machine; 1 in 400 with no wrapper at all:
+	// ksh -c 'trap : INT; ( trap "exit 130" INT; kill -INT 0 ); echo $?'), as TestRunCtrlC
+	// found for a Ctrl-C in ksh93.
+	{name: "sigint", cmd: "kill -INT 0; echo not reached", status: 130, raceBy: map[string]int{"ksh": 2}, body: "",
+		prelude: map[string]string{"posix": "trap : INT"}},
 	{name: "nounset", cmd: "echo ok", only: posixOnly, status: 0, body: "ok", prelude: map[string]string{"posix": "set -u"}},
 	{name: "parent-errexit", cmd: "echo ok; false", only: posixOnly, status: 1, body: "ok",
 		prelude: map[string]string{"posix": "set -e"}},
@@ -162,6 +170,10 @@ func checkRun(t *testing.T, sh shell, mode runMode, c framingCase, r run) {
 		c.status = s
 	}
 	p := r.parsed
+	if s, ok := c.raceBy[sh.name]; ok && p.Status == s {
+		t.Logf("%s: status %d, the shell's own race (raceBy)", sh.name, s)
+		c.status = s
+	}
 	if !p.Done || !p.Started {
 		t.Fatalf("%s: Done=%v Started=%v; output:\n%s", sh.name, p.Done, p.Started, r.out)
 	}
