@@ -237,6 +237,10 @@ func screenRows(ctx context.Context, bin, dir string, big *benchTmux, bigFloor *
 			target: fmt.Sprintf("≤ 1.5× the 1-pane server's = %s (issue 15)", ms(limit)), met: yesNo(onBig.pct(0.5) <= limit)},
 		{what: fmt.Sprintf("capture_pane of one pane's screen, 1-pane server (n=%d)", len(onSmall)), value: stat(onSmall),
 			floor: "control-mode capture-pane " + stat(smallF), ratio: ratio(onSmall, smallF)},
+		// What tmux-mcp adds to tmux's own capture on each server: the part a client controls
+		// (tmux's round trip grows with its pane count, README "Fast at any size").
+		{what: fmt.Sprintf("  tmux-mcp's own share, %d-pane vs 1-pane server (median minus tmux's)", manyPanes),
+			value: ms(onBig.pct(0.5)-bigF.pct(0.5)) + " vs " + ms(onSmall.pct(0.5)-smallF.pct(0.5))},
 	}, nil
 }
 
