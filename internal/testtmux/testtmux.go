@@ -250,9 +250,8 @@ func (s *Server) WaitFor(paneID string, cond func(screen string) bool) string {
 	}
 }
 
-// Kill kills this test's tmux server (only it, by its own socket), then every process left in
-// its panes' terminal sessions: a shell busy in a builtin loop that traps signals can outlive
-// the SIGHUP of kill-server and would burn a CPU for the rest of the run.
+// Kill kills this test's tmux server (only it, by its own socket), then what is left of it (see
+// killLeftovers).
 func (s *Server) Kill() {
 	list := exec.Command("tmux", "-S", s.Socket, "list-panes", "-a", "-F", "#{pane_pid}")
 	list.Env = s.Env
@@ -266,30 +265,25 @@ func (s *Server) Kill() {
 			sids[pid] = true
 		}
 	}
-	killSessions(sids)
-	killStragglers(s.Socket)
+	killLeftovers(s.Socket, sids)
 }
 
-// killStragglers SIGKILLs the tmux processes still running on socket: a server whose
-// kill-server failed (a loaded machine) would outlive the test unreachable, its socket gone
-// with the test's directory, keeping its terminals for good; and control clients with it.
-func killStragglers(socket string) {
-	for _, pid := range procfs.PIDs() {
-		argv := procfs.Cmdline(pid)
-		if len(argv) > 0 && filepath.Base(argv[0]) == "tmux" && slices.Contains(argv, socket) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// killSessions SIGKILLs every process whose session id is in sids: a pane's shell leads its
-// own session, so this reaches everything started in the pane and nothing else.
-func killSessions(sids map[int]bool) {
-	if len(sids) == 0 {
-		return
-	}
+// killLeftovers SIGKILLs, in one pass over the processes, what can outlive kill-server:
+//   - every process in the panes' terminal sessions (sids: a pane's shell leads its own
+//     session, so this reaches everything started in the pane and nothing else): a shell busy
+//     in a builtin loop that traps signals outlives the SIGHUP and would burn a CPU for the
+//     rest of the run;
+//   - every tmux process whose arguments name socket: a server whose kill-server failed (a
+//     loaded machine) would outlive the test unreachable, its socket gone with the test's
+//     directory, keeping its terminals for good; and control clients with it.
+func killLeftovers(socket string, sids map[int]bool) {
 	for _, pid := range procfs.PIDs() {
 		if st, ok := procfs.ReadStat(pid); ok && sids[st.Session] {
+			syscall.Kill(pid, syscall.SIGKILL)
+			continue
+		}
+		argv := procfs.Cmdline(pid)
+		if len(argv) > 0 && filepath.Base(argv[0]) == "tmux" && slices.Contains(argv, socket) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
