@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -630,10 +629,13 @@ func TestRunWatchedReadOnly(t *testing.T) {
 }
 
 // attachTerminal attaches a real terminal client (tmux attach under script(1), which gives it
-// a pty) to session, with flags (e.g. -r), and waits until tmux lists it. The returned func
-// detaches it.
+// a pty) to session, with flags (e.g. -r), and waits until tmux lists it: a terminal client
+// that was not there before (the test's server is its own; how many processes script(1)
+// puts between itself and tmux varies with its version and the shell it runs). The returned
+// func detaches it.
 func attachTerminal(t *testing.T, tmx *testtmux.Server, session string, flags ...string) func() {
 	t.Helper()
+	before := terminalClients(tmx)
 	cmd := exec.Command("script", "-qfc", "tmux -u -S "+tmx.Socket+" attach "+strings.Join(flags, " ")+" -t "+session, "/dev/null")
 	cmd.Env = append(append([]string{}, tmx.Env...), "TERM=xterm")
 	stdin, err := cmd.StdinPipe() // kept open: the client keeps running
@@ -648,37 +650,32 @@ func attachTerminal(t *testing.T, tmx *testtmux.Server, session string, flags ..
 		stdin.Close()
 		cmd.Wait()
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out, _ := tmx.TryTmux("list-clients", "-F", "#{client_control_mode}#{client_pid}")
-		if strings.Contains(out, "0"+strconv.Itoa(cmd.Process.Pid)) || childAttached(out, cmd.Process.Pid) {
-			return stop
+		now := terminalClients(tmx)
+		for pid := range now {
+			if !before[pid] {
+				return stop
+			}
 		}
 		if time.Now().After(deadline) {
 			stop()
-			t.Fatalf("the terminal client did not attach: %q", out)
+			t.Fatalf("the terminal client did not attach (terminal clients before %v, now %v)", before, now)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// childAttached reports whether a terminal client whose parent is pid (script(1) runs tmux in
-// a child) is among list-clients' "#{client_control_mode}#{client_pid}" lines.
-func childAttached(out string, pid int) bool {
-	for _, l := range strings.Fields(out) {
-		if !strings.HasPrefix(l, "0") {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + l[1:] + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			return true
+// terminalClients is the set of the pids of tmx's clients that are not in control mode.
+func terminalClients(tmx *testtmux.Server) map[string]bool {
+	out, _ := tmx.TryTmux("list-clients", "-F", "#{client_control_mode} #{client_pid}")
+	pids := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		if pid, ok := strings.CutPrefix(l, "0 "); ok {
+			pids[pid] = true
 		}
 	}
-	return false
+	return pids
 }
 
 func TestRunCallerPane(t *testing.T) {

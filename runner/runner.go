@@ -106,6 +106,8 @@ type Runner struct {
 	beforeSend func(path string)
 	// retype, when set (tests), replaces the typed line.
 	retype func(line string) string
+	// beforeType, when set (tests), runs once the stream offset before typing is taken.
+	beforeType func(p tmux.Pane)
 }
 
 // New returns a Runner; it creates nothing until the first run.
@@ -303,6 +305,7 @@ func (x *run) retry() {
 	x.remove(x.path)
 	x.path += "b"
 	x.notRun, x.entered, x.removed, x.inlined, x.retried = nil, false, false, false, true
+	x.leftKnown = false
 	x.suspect, x.procs = time.Time{}, nil
 }
 
@@ -373,6 +376,10 @@ type run struct {
 	removed bool  // the script file was removed
 	entered bool  // Enter was sent
 	typedAt int64 // the stream offset before the line was typed
+	// left is what the screen showed left of the typed line on its row (its prompt), when
+	// redrawAt found the line: see echoFrom.
+	left      string
+	leftKnown bool
 	// What the shell had read before Enter was sent (readKnown: /proc told): until it reads
 	// more, it has not seen the Enter, however long tmux takes to pass it on.
 	readAtEnter int64
@@ -394,9 +401,12 @@ func (x *run) launch(ctx context.Context) error {
 	}
 	x.before = x.screenBefore(ctx)
 	typed = x.before.fit(typed)
-	// What the pane printed before that read (its prompt) is in the stream by now, read or
-	// not: the typed line's echo comes after the stream's end.
+	// The typed line's echo comes after the stream's end; so may the shell's prompt, when
+	// tmux has not read it from the terminal yet (see echoFrom).
 	x.typedAt = x.f.Watch().Offset()
+	if x.r.beforeType != nil {
+		x.r.beforeType(x.req.pane)
+	}
 	if err := x.typeLine(ctx, typed); err != nil {
 		return err
 	}
@@ -600,9 +610,54 @@ func (x *run) elideEcho() {
 	if x.redrawn {
 		end = x.col.shownAt // the command as redrawn stays
 	}
-	if end > x.typedAt {
-		x.f.Watch().Elide(x.typedAt, end)
+	if from := x.echoFrom(end); end > from {
+		x.f.Watch().Elide(from, end)
 	}
+}
+
+// maxLeft bounds how much of the stream echoFrom reads on either side of typedAt.
+const maxLeft = 4096
+
+// echoFrom is where the shell's echo of the typed line begins in the stream, up to end:
+// typedAt, or later when the shell's prompt reached the stream only after it. The shell had
+// printed its prompt and waits for input, but tmux had not read it from the terminal yet (a
+// loaded machine): those bytes come before the echo, after typedAt, and are the prompt a
+// person sees, which the text readers keep. The screen's text left of the typed line
+// (x.left) says where the prompt ends; without it, or when the stream does not spell it,
+// typedAt.
+func (x *run) echoFrom(end int64) int64 {
+	if !x.leftKnown || x.left == "" {
+		return x.typedAt
+	}
+	w := x.f.Watch()
+	back := max(0, x.typedAt-maxLeft)
+	pre, _, _, err := w.ReadText(back, int(x.typedAt-back))
+	if err != nil {
+		return x.typedAt
+	}
+	raw, next, _, err := w.Read(x.typedAt, int(min(end-x.typedAt, maxLeft)))
+	if err != nil || next-int64(len(raw)) != x.typedAt {
+		return x.typedAt // the ring no longer holds it
+	}
+	return x.typedAt + int64(promptEnd(pre, raw, x.left))
+}
+
+// promptEnd returns how many bytes of raw, the output that followed pre, end the line that
+// pre's last line begins so that it reads left (as a text reader shows it): 0 when pre's last
+// line already reads left, or no prefix of raw makes it.
+func promptEnd(pre, raw []byte, left string) int {
+	var f stream.Filter
+	f.Write(pre)
+	if f.Partial() == left {
+		return 0
+	}
+	for i := range raw {
+		f.Write(raw[i : i+1])
+		if f.Partial() == left {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // retitle gives the pane the command as its title when the shell's own hooks (a preexec that
@@ -650,7 +705,7 @@ func (x *run) maybeInline(ctx context.Context) {
 	// The shell is still printing its error (fish's takes two lines): type once it is back at
 	// its prompt, or its line editor may drop what was typed meanwhile.
 	x.awaitPrompt(ctx)
-	x.typedAt, x.redrawn = x.f.Offset(), false
+	x.typedAt, x.redrawn, x.leftKnown = x.f.Offset(), false, false
 	if err := x.typeLine(ctx, line); err == nil {
 		x.keys(ctx, []string{"Enter"})
 	}

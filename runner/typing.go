@@ -285,13 +285,7 @@ func (b before) start(rows []string, hist int) (int, bool) {
 
 // left is the text of the cursor's row of b left of the cursor.
 func (b before) left() string {
-	var s strings.Builder
-	for _, r := range screenCells(b.rows[b.y:b.y+1], b.cols)[:min(b.x, b.cols)] {
-		if r != 0 {
-			s.WriteRune(r)
-		}
-	}
-	return s.String()
+	return cellText(screenCells(b.rows[b.y:b.y+1], b.cols)[:min(b.x, b.cols)])
 }
 
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
@@ -390,6 +384,7 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	cells := screenCells(out[1][first:cy+1], cols)
 	end := min(len(cells), (cy-first)*cols+cx)
 	if i := lastIndex(cells[:end], typed); i >= 0 {
+		x.left, x.leftKnown = cellText(cells[i-i%cols:i]), true
 		return &shellrun.Redraw{Up: cy + 1 - (first + i/cols), Col: i % cols}
 	}
 	// Not on the screen as typed: the line editor misdrew it (readline assumes its prompt
@@ -432,6 +427,17 @@ func screenCells(rows []string, cols int) []rune {
 		}
 	}
 	return cells
+}
+
+// cellText is the text of cells (see screenCells).
+func cellText(cells []rune) string {
+	var b strings.Builder
+	for _, r := range cells {
+		if r != 0 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // lastIndex returns where the ASCII text s last begins in cells, or -1.
