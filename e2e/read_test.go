@@ -769,6 +769,8 @@ func TestBadInputRead(t *testing.T) {
 		{"snapshot_pane", map[string]any{"max_lines": "all"}, "max_lines"},
 		{"snapshot_pane", map[string]any{"bogus": true}, `"bogus"`},
 		{"capture_pane", map[string]any{"pane_id": "%'x'"}, "not a pane id"},
+		{"capture_pane", map[string]any{"pane_id": "%999"}, "no pane has id %999"},
+		{"capture_pane", map[string]any{"pane_id": "%999", "start": -10}, "no pane has id %999"},
 		{"capture_pane", map[string]any{"start": "top"}, "start"},
 		{"capture_pane", map[string]any{"max_lines": 0}, "max_lines"},
 		{"capture_since", map[string]any{"pane_id": "%999"}, "no pane has id"},
