@@ -35,8 +35,10 @@ func startTmux(tb testing.TB) *privateTmux {
 	if err := os.WriteFile(tm.cfg, []byte("set -g default-command 'bash --noprofile --norc'\n"), 0o600); err != nil {
 		tb.Fatal(err)
 	}
+	// No locale, as MCP clients start servers; -u (command) is how the engine reads UTF-8 then.
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TMUX") && !strings.HasPrefix(kv, "HOME=") {
+		k, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "TMUX") && k != "HOME" && k != "LANG" && k != "LANGUAGE" && !strings.HasPrefix(k, "LC_") {
 			tm.env = append(tm.env, kv)
 		}
 	}
@@ -60,9 +62,9 @@ func startTmux(tb testing.TB) *privateTmux {
 	return tm
 }
 
-// command is a spawned tmux client of the private server.
+// command is a spawned tmux client of the private server, with -u as the engine's.
 func (tm *privateTmux) command(args ...string) *exec.Cmd {
-	cmd := exec.Command("tmux", append([]string{"-S", tm.sock, "-f", tm.cfg}, args...)...)
+	cmd := exec.Command("tmux", append([]string{"-u", "-S", tm.sock, "-f", tm.cfg}, args...)...)
 	cmd.Env = tm.env
 	cmd.Dir = tm.dir
 	return cmd
