@@ -87,6 +87,8 @@ func TestPromptEnd(t *testing.T) {
 		{"redrawn from a CR", "x\r\n$ ", "\r$  { \\.", "$ ", 0},
 		{"not in the stream", "x\r\n", " { \\. '/tmp/r'; }", "% ", 0},
 		{"earlier runs elided", "\x00\x00\x00\r\n", "> ", "> ", 2},
+		{"no prompt on the screen", "x\r\n", "$ ", "", 0},
+		{"a wide character last", "x\r\n", "日本> 日 { \\.", "日本> 日", 11},
 	}
 	for _, c := range cases {
 		if got := promptEnd([]byte(c.pre), []byte(c.raw), c.left); got != c.want {

@@ -305,7 +305,7 @@ func (x *run) retry() {
 	x.remove(x.path)
 	x.path += "b"
 	x.notRun, x.entered, x.removed, x.inlined, x.retried = nil, false, false, false, true
-	x.leftKnown = false
+	x.left = ""
 	x.suspect, x.procs = time.Time{}, nil
 }
 
@@ -376,10 +376,9 @@ type run struct {
 	removed bool  // the script file was removed
 	entered bool  // Enter was sent
 	typedAt int64 // the stream offset before the line was typed
-	// left is what the screen showed left of the typed line on its row (its prompt), when
-	// redrawAt found the line: see echoFrom.
-	left      string
-	leftKnown bool
+	// left is what the screen showed left of the typed line on its row (its prompt) when
+	// redrawAt found the line, else "": see echoFrom.
+	left string
 	// What the shell had read before Enter was sent (readKnown: /proc told): until it reads
 	// more, it has not seen the Enter, however long tmux takes to pass it on.
 	readAtEnter int64
@@ -626,7 +625,7 @@ const maxLeft = 4096
 // (x.left) says where the prompt ends; without it, or when the stream does not spell it,
 // typedAt.
 func (x *run) echoFrom(end int64) int64 {
-	if !x.leftKnown || x.left == "" {
+	if x.left == "" {
 		return x.typedAt
 	}
 	w := x.f.Watch()
@@ -644,16 +643,20 @@ func (x *run) echoFrom(end int64) int64 {
 
 // promptEnd returns how many bytes of raw, the output that followed pre, end the line that
 // pre's last line begins so that it reads left (as a text reader shows it): 0 when pre's last
-// line already reads left, or no prefix of raw makes it.
+// line already reads left, no prefix of raw makes it, or left is "".
 func promptEnd(pre, raw []byte, left string) int {
+	if left == "" {
+		return 0
+	}
 	var f stream.Filter
 	f.Write(pre)
 	if f.Partial() == left {
 		return 0
 	}
+	last := left[len(left)-1] // the line can read left only once its last byte is written
 	for i := range raw {
 		f.Write(raw[i : i+1])
-		if f.Partial() == left {
+		if raw[i] == last && f.Partial() == left {
 			return i + 1
 		}
 	}
@@ -705,7 +708,7 @@ func (x *run) maybeInline(ctx context.Context) {
 	// The shell is still printing its error (fish's takes two lines): type once it is back at
 	// its prompt, or its line editor may drop what was typed meanwhile.
 	x.awaitPrompt(ctx)
-	x.typedAt, x.redrawn, x.leftKnown = x.f.Offset(), false, false
+	x.typedAt, x.redrawn, x.left = x.f.Offset(), false, ""
 	if err := x.typeLine(ctx, line); err == nil {
 		x.keys(ctx, []string{"Enter"})
 	}

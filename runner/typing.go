@@ -384,7 +384,7 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	cells := screenCells(out[1][first:cy+1], cols)
 	end := min(len(cells), (cy-first)*cols+cx)
 	if i := lastIndex(cells[:end], typed); i >= 0 {
-		x.left, x.leftKnown = cellText(cells[i-i%cols:i]), true
+		x.left = cellText(cells[i-i%cols : i])
 		return &shellrun.Redraw{Up: cy + 1 - (first + i/cols), Col: i % cols}
 	}
 	// Not on the screen as typed: the line editor misdrew it (readline assumes its prompt
