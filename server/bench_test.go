@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/internal/wire"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -116,6 +120,36 @@ func mcpSession(tb testing.TB, srv *Server) *mcp.ClientSession {
 	return cs
 }
 
+// bareSession serves srv over stdio's transport (wire.Transport on a pipe) to a client that
+// writes requests and reads replies as lines, as the benchmark's bare JSON-RPC client does; it
+// returns a function that sends one request and returns its reply.
+func bareSession(tb testing.TB, srv *Server) func(req string) []byte {
+	tb.Helper()
+	cr, sw := net.Pipe()
+	sr, cw := net.Pipe()
+	ss, err := srv.MCP().Connect(context.Background(), &wire.Transport{Reader: sr, Writer: sw}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close(); cw.Close(); cr.Close() })
+	rd := bufio.NewReaderSize(cr, 1<<20)
+	call := func(req string) []byte {
+		if _, err := io.WriteString(cw, req+"\n"); err != nil {
+			tb.Fatal(err)
+		}
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return line
+	}
+	call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"0"}}}`)
+	if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		tb.Fatal(err)
+	}
+	return call
+}
+
 // BenchmarkListPanes1000MCP measures list_panes over 1,000 panes through the go-sdk over an
 // in-memory transport: tmux's read, the parse and the encoding of a 1 MB result.
 func BenchmarkListPanes1000MCP(b *testing.B) {
@@ -194,6 +228,15 @@ func BenchmarkCapturePaneHistoryMCP(b *testing.B) {
 		for b.Loop() {
 			if res, err := srv.Call(ctx, "capture_pane", args); err != nil || res.IsError {
 				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("bare", func(b *testing.B) { // over stdio's transport, read as lines: the server's share
+		call := bareSession(b, srv)
+		req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"capture_pane","arguments":{"pane_id":"` + pane + `","start":-2000,"max_lines":null}}}`
+		for b.Loop() {
+			if res := call(req); !bytes.Contains(res, []byte("line 2000 of the history")) {
+				b.Fatalf("%.200s", res)
 			}
 		}
 	})

@@ -88,7 +88,7 @@ func New(opts Options) (*Server, error) {
 	})
 	s.addResources()
 	s.addPrompts()
-	s.mcp.AddReceivingMiddleware(checkLogLevel)
+	s.mcp.AddReceivingMiddleware(checkLogLevel, encodeOnce)
 	s.registerTools()
 	return s, nil
 }
