@@ -23,9 +23,7 @@ type client struct {
 }
 
 func connect(ctx context.Context, bin string, tmx *benchTmux) (*client, error) {
-	cmd := exec.Command(bin)
-	cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock)
-	return connectCmd(ctx, cmd)
+	return connectCmd(ctx, tmx.serverCmd(bin))
 }
 
 func connectCmd(ctx context.Context, cmd *exec.Cmd) (*client, error) {

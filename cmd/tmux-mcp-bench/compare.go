@@ -55,9 +55,7 @@ func compareRows(ctx context.Context, builds []build, tmx *benchTmux, n int) ([]
 			c.close()
 			inits[i] = append(inits[i], c.startup)
 			lists[i] = append(lists[i], c.listed)
-			cmd := exec.Command(b.bin)
-			cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock)
-			in, li, err := rawStartup(cmd)
+			in, li, err := rawStartup(tmx.serverCmd(b.bin))
 			if err != nil {
 				return nil, err
 			}

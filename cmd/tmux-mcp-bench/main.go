@@ -73,6 +73,14 @@ const (
 	refEcho    = 200 * time.Microsecond // send-keys of echo and its output back
 )
 
+// Reference floors of issue 15's table, measured with its targets on a faster machine: they
+// scale its absolute targets to this one as quality.md's do.
+const (
+	refStart     = 3350 * time.Microsecond // tmux-mcp's process start (tmux-mcp version)
+	refListPanes = 22 * time.Millisecond   // control-mode list-panes -a over 1,000 panes
+	refHistory   = 700 * time.Microsecond  // control-mode capture-pane -S of 2,000 lines
+)
+
 // verdict compares a value with an absolute target and, when the machine's floor is known,
 // with the target scaled by floor/ref.
 func verdict(value, target, floor, ref time.Duration) string {
@@ -173,6 +181,7 @@ type bench struct {
 // and floors alternate, so that a noisy moment weighs on both alike.
 func startupRows(b *bench) ([]row, error) {
 	startups, listed, startFloor := samples{b.cl.startup}, samples{b.cl.listed}, samples{}
+	var bareListed samples
 	for i := 0; i < 10; i++ {
 		t0 := time.Now()
 		if err := exec.Command(b.cfg.bin, "version").Run(); err != nil {
@@ -186,13 +195,21 @@ func startupRows(b *bench) ([]row, error) {
 		c.close()
 		startups = append(startups, c.startup)
 		listed = append(listed, c.listed)
+		_, li, err := rawStartup(b.tmx.serverCmd(b.cfg.bin))
+		if err != nil {
+			return nil, err
+		}
+		bareListed = append(bareListed, li)
 	}
+	floor := "tmux-mcp version (process start) " + stat(startFloor)
 	rows := []row{
-		{what: fmt.Sprintf("startup to initialize reply (n=%d)", len(startups)), value: stat(startups), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(startups, startFloor), target: "≤ 20 ms",
+		{what: fmt.Sprintf("startup to initialize reply (n=%d)", len(startups)), value: stat(startups), floor: floor, ratio: ratio(startups, startFloor), target: "≤ 20 ms",
 			met: yesNo(startups.pct(0.5) <= 20*time.Millisecond)},
-		// The server registers its tools beside the handshake; this row shows when all of it is done.
-		{what: "startup to tools/list reply (all tools)", value: stat(listed), floor: "tmux-mcp version (process start) " + stat(startFloor), ratio: ratio(listed, startFloor), target: "≤ 10 ms (issue 15)",
-			met: yesNo(listed.pct(0.5) <= 10*time.Millisecond)},
+		// The go-sdk client's own work on a 57 KB list (it decodes every tool's schemas) is in
+		// this row; the next, as issue 15 measured it, has the server's alone.
+		{what: "startup to tools/list reply, go-sdk client", value: stat(listed), floor: floor, ratio: ratio(listed, startFloor)},
+		{what: fmt.Sprintf("startup to tools/list reply, bare JSON-RPC client (n=%d)", len(bareListed)), value: stat(bareListed), floor: floor, ratio: ratio(bareListed, startFloor),
+			target: "≤ 10 ms (issue 15)", met: verdict(bareListed.pct(0.5), 10*time.Millisecond, startFloor.pct(0.5), refStart)},
 	}
 	sizes, err := toolsListRows(b.cfg.bin, b.tmx)
 	return append(rows, sizes...), err

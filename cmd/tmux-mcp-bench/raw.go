@@ -20,9 +20,7 @@ type rawClient struct {
 }
 
 func startRaw(bin string, tmx *benchTmux) (*rawClient, error) {
-	cmd := exec.Command(bin)
-	cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock)
-	return startRawCmd(cmd)
+	return startRawCmd(tmx.serverCmd(bin))
 }
 
 func startRawCmd(cmd *exec.Cmd) (*rawClient, error) {

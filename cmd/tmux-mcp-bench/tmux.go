@@ -27,6 +27,13 @@ type benchTmux struct {
 	ctls             []*ctl // control clients to end before the server
 }
 
+// serverCmd is tmux-mcp's binary bin set to serve this tmux server, with extra environment.
+func (t *benchTmux) serverCmd(bin string, env ...string) *exec.Cmd {
+	cmd := exec.Command(bin)
+	cmd.Env = append(append(append([]string{}, t.env...), "LIBTMUX_SOCKET_PATH="+t.sock), env...)
+	return cmd
+}
+
 func newTmux(dir string) (*benchTmux, error) { return newTmuxAt(dir, filepath.Join(dir, "sock")) }
 
 // newTmuxAt is newTmux with the socket at sock (its directory is made).

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 )
 
 // maxToolsList is the ceiling of the default tier's tools/list in bytes (issue 10: at most half
@@ -16,9 +15,7 @@ const maxToolsList = 57_000
 func toolsListRows(bin string, tmx *benchTmux) ([]row, error) {
 	var rows []row
 	for _, tier := range []string{"readonly", "mutating", "destructive"} {
-		cmd := exec.Command(bin)
-		cmd.Env = append(append([]string{}, tmx.env...), "LIBTMUX_SOCKET_PATH="+tmx.sock, "LIBTMUX_SAFETY="+tier)
-		c, err := startRawCmd(cmd)
+		c, err := startRawCmd(tmx.serverCmd(bin, "LIBTMUX_SAFETY="+tier))
 		if err != nil {
 			return nil, err
 		}
