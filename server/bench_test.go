@@ -181,14 +181,22 @@ func manyPaneInfos(n int) listPanesOut {
 }
 
 // BenchmarkEncodeListPanes1000 encodes list_panes' result for 1,000 panes (1.1 MB of JSON) as a
-// call's result, and that result as the go-sdk marshals it into its response (the JSON-RPC
-// envelope around it is internal/wire's BenchmarkEncodeResponse).
+// call's result, and that result as the go-sdk's JSON-RPC layer marshals it: as encodeOnce hands
+// it over (wire), and as the SDK's own *mcp.CallToolResult (sdk). The JSON-RPC envelope around
+// it is internal/wire's BenchmarkEncodeResponse.
 func BenchmarkEncodeListPanes1000(b *testing.B) {
 	c := &Call{Tool: &Tool{Name: "list_panes"}}
 	out := manyPaneInfos(1000)
 	b.Run("result", func(b *testing.B) {
 		for b.Loop() {
 			c.result(out, nil)
+		}
+	})
+	b.Run("wire", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sdkMarshal(asWire(c.result(out, nil))); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("sdk", func(b *testing.B) {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -10,20 +9,20 @@ import (
 // encodeOnce hands the go-sdk a tool's result in a form that encoding/json writes in one pass.
 //
 // Why (go-sdk v1.8.0): the SDK's JSON-RPC layer marshals a *mcp.CallToolResult, whose
-// MarshalJSON marshals a struct of Marshalers (each mcp.TextContent, the structured content's
-// json.RawMessage), and encoding/json re-scans ("compacts") every Marshaler's output where it
-// embeds it: a result's text was scanned three times after it was encoded, at about 10 ns a
-// byte, ten times the cost of encoding it. A capture of 2,000 lines (104 KB) took 5.5 ms over
-// stdio with a bare client, 2 ms of it in those scans; as a wireResult it takes 4.3 ms
+// MarshalJSON marshals a struct holding Marshalers (each mcp.TextContent), and encoding/json
+// re-scans ("compacts") every Marshaler's output where it embeds it, at about 10 ns a byte,
+// several times the cost of encoding it: a result's text was scanned twice more after it was
+// encoded, the whole result once more. A capture of 2,000 lines (104 KB) took 5.5 ms over
+// stdio's transport, 2 ms of it in those scans; as a wireResult, with the structured content
+// the result's value rather than its JSON (Call.result), it takes about 3.5 ms
 // (BenchmarkCapturePaneHistoryMCP/bare), and list_panes over 1,000 panes (2.4 MB) fell from
-// 137 to 120 ms beside tmux's own 78-93 ms.
+// 137 to about 110 ms beside tmux's own 80-100 ms (cmd/tmux-mcp-bench).
 //
 // Only results it writes exactly as the SDK does (text blocks with no _meta or annotations,
-// structured content as JSON, no input requests) take this path; any other result, and any
-// request of the per-request protocol (2026-07-28), whose results the SDK annotates after
-// this point, go through unchanged. The bytes differ from the SDK's in one way only: <, > and
-// & inside a text stay as they are where the SDK writes \u003c, \u003e and \u0026 (the same
-// JSON string).
+// no input requests) take this path; any other result, and any request of the per-request
+// protocol (2026-07-28), whose results the SDK annotates after this point, go through
+// unchanged. The bytes differ from the SDK's in one way only: <, > and & inside a text stay as
+// they are where the SDK writes \u003c, \u003e and \u0026 (the same JSON string).
 func encodeOnce(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -40,12 +39,12 @@ func encodeOnce(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // wireResult is a tools/call result as the SDK writes it: the fields of mcp.CallToolResult
-// that tmux-mcp fills, in their order, with no Marshaler inside but the structured content.
+// that tmux-mcp fills, in their order, with no Marshaler of its own.
 type wireResult struct {
 	mcp.ResultBase
-	Content           []wireText      `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
+	Content           []wireText `json:"content"`
+	StructuredContent any        `json:"structuredContent,omitempty"`
+	IsError           bool       `json:"isError,omitempty"`
 }
 
 // wireText is mcp.TextContent as the SDK writes it when it has no _meta or annotations.
@@ -68,13 +67,7 @@ func asWire(r *mcp.CallToolResult) *wireResult {
 		}
 		w.Content = append(w.Content, wireText{Type: "text", Text: t.Text})
 	}
-	switch s := r.StructuredContent.(type) {
-	case nil:
-	case json.RawMessage:
-		w.StructuredContent = s
-	default:
-		return nil
-	}
+	w.StructuredContent = r.StructuredContent
 	return w
 }
 

@@ -26,6 +26,9 @@ func TestEncodeOnceSameJSON(t *testing.T) {
 		"U+2028 U+2029":   {Content: []mcp.Content{&mcp.TextContent{Text: "a\u2028b\u2029"}}},
 		"quotes, slash":   {Content: []mcp.Content{&mcp.TextContent{Text: `"\ /`}}},
 		"structured only": {StructuredContent: json.RawMessage(`[1,2]`)},
+		"a result value": {Content: []mcp.Content{&mcp.TextContent{Text: `{"pane_id":"%1","content":"<a> & b"}`}},
+			StructuredContent: CaptureOut{PaneID: "%1", Content: "<a> & b\x00\n"}},
+		"a map": {StructuredContent: map[string]any{"b": []int{1}, "a": nil}},
 	}
 	unescape := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
 	for name, r := range cases {
@@ -69,7 +72,6 @@ func TestEncodeOnceLeaves(t *testing.T) {
 	}
 	image := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ImageContent{Data: []byte{1}, MIMEType: "image/png"}}}
 	annotated := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a", Annotations: &mcp.Annotations{Priority: 1}}}}
-	typed := &mcp.CallToolResult{StructuredContent: map[string]any{"a": 1}}
 	classic := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "x"}}
 	perRequest := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "x", Meta: mcp.Meta{mcp.MetaKeyProtocolVersion: "2026-07-28"}}}
 	cases := []struct {
@@ -82,7 +84,6 @@ func TestEncodeOnceLeaves(t *testing.T) {
 		{"plain text", "tools/call", classic, text(), true},
 		{"an image", "tools/call", classic, image, false},
 		{"annotations", "tools/call", classic, annotated, false},
-		{"structured content not yet JSON", "tools/call", classic, typed, false},
 		{"the per-request protocol", "tools/call", perRequest, text(), false},
 		{"another method", "prompts/get", classic, &mcp.GetPromptResult{}, false},
 	}

@@ -72,7 +72,7 @@ func TestResultsFitOutputSchemas(t *testing.T) {
 			t.Fatalf("%s: %v", call.tool, err)
 		}
 		var v any
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &v)
+		Structured(res, &v)
 		if err := r.Validate(v); err != nil {
 			t.Errorf("%s: the result does not fit its output schema: %v\n%.600s", call.tool, err, res.StructuredContent)
 		}

@@ -355,6 +355,10 @@ func (c *Call) safeCall(ctx context.Context, raw json.RawMessage) (out any, err 
 	return c.Tool.call(ctx, c, raw)
 }
 
+// result is a call's MCP result: its JSON as text (or the text it chooses) and out itself as
+// structured content. out, not its JSON again: the JSON-RPC layer encodes a value in one
+// pass, where it re-scans ("compacts") bytes that are already JSON, at 2.5 times the cost
+// (1,000 panes of list_panes: 2.0 ms to encode, 5.0 ms to compact the same 1.1 MB).
 func (c *Call) result(out any, err error) *mcp.CallToolResult {
 	if err != nil {
 		return errorResult(c.Tool.Name, err)
@@ -371,7 +375,16 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 	if cr, ok := out.(contenter); ok {
 		content = append(content, cr.Content()...)
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(b)}
+	return &mcp.CallToolResult{Content: content, StructuredContent: out}
+}
+
+// Structured decodes a successful result's structured content into v.
+func Structured(res *mcp.CallToolResult, v any) error {
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return fmt.Errorf("encoding the structured content: %w", err)
+	}
+	return json.Unmarshal(b, v)
 }
 
 func errorResult(tool string, err error) *mcp.CallToolResult {

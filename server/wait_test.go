@@ -25,7 +25,7 @@ func TestWaitWakeUpInProcess(t *testing.T) {
 			t.Fatalf("%v %s", err, resultText(res))
 		}
 		var out waitForTextOut
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+		Structured(res, &out)
 		return out
 	}
 	call(map[string]any{"pane_id": pane, "timeout": 0.1}) // attaches the stream connection

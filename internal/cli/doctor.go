@@ -43,7 +43,7 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 			Servers     []server.ServerInfo
 			Unreachable []struct{ Host, Error string } `json:"unreachable_hosts"`
 		}
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+		server.Structured(res, &out)
 		fmt.Fprintf(w, "live servers:  %d\n", len(out.Servers))
 		for _, s := range out.Servers {
 			name := s.SocketName
@@ -167,7 +167,7 @@ func doctorServer(ctx context.Context, w io.Writer, srv *server.Server, ts *tmux
 	res, err := srv.Call(ctx, "get_server_info", json.RawMessage("{}"))
 	var info server.ServerInfo
 	if err == nil && !res.IsError {
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &info)
+		server.Structured(res, &info)
 	}
 	if !info.IsAlive {
 		fmt.Fprintf(w, "server:        FAILS: running (pid %d) but its state cannot be read: %s\n", id.PID, callError(ctx, srv, "list_sessions"))
