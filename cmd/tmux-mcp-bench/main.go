@@ -407,6 +407,15 @@ func timeSamples(warm, n int, f func() error) (samples, error) {
 	return s, nil
 }
 
+// minus is s less floor, sample by sample (the two taken in turns).
+func (s samples) minus(floor samples) samples {
+	d := make(samples, min(len(s), len(floor)))
+	for i := range d {
+		d[i] = s[i] - floor[i]
+	}
+	return d
+}
+
 func (s samples) pct(p float64) time.Duration {
 	if len(s) == 0 {
 		return 0
