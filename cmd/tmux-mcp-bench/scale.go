@@ -120,26 +120,21 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	rows = append(rows, row{what: fmt.Sprintf("search_panes over %d panes × %d lines (n=%d)", searchPanes, searchLines, scaleSamples/2), value: stat(sp),
 		floor: "control-mode capture-pane of each " + stat(spFloor), ratio: ratio(sp, spFloor), target: "≤ 150 ms", met: yesNo(sp.pct(0.5) <= 150*time.Millisecond)})
 
-	// One pane's history on the 200-pane server, beside the same capture-pane over control mode.
+	// One pane's history on the 200-pane server, by both clients, each call in turn with the
+	// same capture-pane over control mode.
 	one := ids[searchPanes/3]
 	capArgs := map[string]any{"pane_id": one, "start": -searchLines, "max_lines": nil}
-	cp, cpFloor, err := interleaved(
-		func() error { _, err := cl.call(ctx, "capture_pane", capArgs); return err },
-		func() error {
-			return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
-		})
-	if err != nil {
-		return nil, err
+	tmuxHistory := func() error {
+		return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
 	}
 	bareArgs := fmt.Sprintf(`{"pane_id":%q,"start":%d,"max_lines":null}`, one, -searchLines)
-	cpBare, cpFloor2, err := interleaved(
-		func() error { return raw.callToolWith("capture_pane", bareArgs) },
-		func() error {
-			return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
-		})
+	s, err := inTurns(turns,
+		func() error { _, err := cl.call(ctx, "capture_pane", capArgs); return err }, tmuxHistory,
+		func() error { return raw.callToolWith("capture_pane", bareArgs) }, tmuxHistory)
 	if err != nil {
 		return nil, err
 	}
+	cp, cpFloor, cpBare, cpFloor2 := s[0], s[1], s[2], s[3]
 	sdk, err := sdkHistoryFloor(ctx, len(cp))
 	if err != nil {
 		return nil, err
@@ -167,34 +162,10 @@ func sdkHistoryFloor(ctx context.Context, n int) (samples, error) {
 	return timeSamples(10, n, func() error { _, err := cl.call(ctx, "history", map[string]any{}); return err })
 }
 
-// Rounds of interleaved timings: a noisy moment on these machines lasts longer than one call,
-// so two figures to compare are taken in turns.
-const (
-	rounds   = 5
-	perRound = 40
-)
-
-// interleaved times a and b in rounds of perRound calls each, in turns, after a warm-up of
-// each, and returns their samples.
-func interleaved(a, b func() error) (samples, samples, error) {
-	var sa, sb samples
-	for i := 0; i < rounds; i++ {
-		warm := 0
-		if i == 0 {
-			warm = 10
-		}
-		x, err := timeSamples(warm, perRound, a)
-		if err != nil {
-			return nil, nil, err
-		}
-		y, err := timeSamples(warm, perRound, b)
-		if err != nil {
-			return nil, nil, err
-		}
-		sa, sb = append(sa, x...), append(sb, y...)
-	}
-	return sa, sb, nil
-}
+// turns is how many calls of each read that is compared with another are timed; the reads
+// take turns one call at a time (inTurns): a noisy moment on these machines lasts longer than
+// a call, so it weighs on both alike.
+const turns = 200
 
 // screenRows times capture_pane of one pane's screen on big (a 1,000-pane server, reached by
 // bigCl) beside the same call on a 1-pane server of its own, with the bare client, as issue 15
@@ -224,7 +195,7 @@ func screenRows(bin, dir string, big *benchTmux, bigFloor *ctlFloor, bigCl *rawC
 	floorOf := func(f *ctlFloor, pane string) func() error {
 		return func() error { return f.do([]string{"capture-pane", "-p", "-t", pane}) }
 	}
-	s, err := inTurns(rounds*perRound, capture(bigCl, big.pane), floorOf(bigFloor, big.pane), capture(smallCl, small.pane), floorOf(smallFloor, small.pane))
+	s, err := inTurns(turns, capture(bigCl, big.pane), floorOf(bigFloor, big.pane), capture(smallCl, small.pane), floorOf(smallFloor, small.pane))
 	if err != nil {
 		return nil, err
 	}
