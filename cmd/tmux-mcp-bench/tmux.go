@@ -217,7 +217,7 @@ func (t *benchTmux) controlFloor() (*ctlFloor, error) {
 // Only blocks of this client's own commands count (their guard lines end in flags 1): tmux
 // also writes, with flags 0, the blocks of commands it runs on the client's behalf (hooks),
 // which would otherwise stand for a reply still to come and put every later timing one reply
-// early (a 2,000-line capture timed at 0.29 ms).
+// early.
 func (c *ctlFloor) readUntil(want string) error {
 	for {
 		l, err := c.r.ReadString('\n')
