@@ -103,8 +103,12 @@ func hijackCase(t *testing.T, sc *shellClient, su testtmux.Setup, h hijack) {
 	p.Type(h.definition(su.Fish))
 	p.Type(h.probe(su.Fish))
 	var defined bool
-	screen := p.WaitState("the definition's probe", func(screen, _ string) bool {
-		ok, missing := probeResult(screen, "def-ok"), probeResult(screen, "def-missing")
+	screen := p.WaitState("the definition's probe", func(string, string) bool {
+		// The pane's whole history, not its screen: a definition fish's prompt calls
+		// (functions) makes each prompt print a screenful of errors, which on a loaded machine
+		// scrolled the probe's answer away between two looks at the screen.
+		all, err := p.S.TryTmux("capture-pane", "-p", "-S", "-", "-t", p.ID)
+		ok, missing := err == nil && probeResult(all, "def-ok"), err == nil && probeResult(all, "def-missing")
 		defined = ok
 		return ok || missing
 	})
