@@ -15,8 +15,8 @@ import (
 // encoded, the whole result once more. A capture of 2,000 lines (104 KB) took 5.5 ms over
 // stdio's transport, 2 ms of it in those scans; as a wireResult, with the structured content
 // the result's value rather than its JSON (Call.result), it takes about 3.5 ms
-// (BenchmarkCapturePaneHistoryMCP/bare), and list_panes over 1,000 panes (2.4 MB) fell from
-// 137 to about 110 ms beside tmux's own 80-100 ms (cmd/tmux-mcp-bench).
+// (BenchmarkCapturePaneHistoryMCP/bare), and list_panes over 1,000 panes (2.4 MB) went from
+// 1.75× tmux's own list-panes to 0.77-1.45× in thirteen runs (cmd/tmux-mcp-bench).
 //
 // Only results it writes exactly as the SDK does (text blocks with no _meta or annotations,
 // no input requests) take this path; any other result, and any request of the per-request

@@ -48,7 +48,7 @@ func TestEncodeOnceSameJSON(t *testing.T) {
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("different JSON:\nSDK:  %s\nours: %s", sdk, ours)
 			}
-			if name != "quotes, slash" && unescape.Replace(string(sdk)) != unescape.Replace(string(ours)) {
+			if unescape.Replace(string(sdk)) != unescape.Replace(string(ours)) {
 				t.Fatalf("different bytes:\nSDK:  %s\nours: %s", sdk, ours)
 			}
 		})

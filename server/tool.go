@@ -363,13 +363,16 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 	if err != nil {
 		return errorResult(c.Tool.Name, err)
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return errorResult(c.Tool.Name, fmt.Errorf("encoding the result: %w", err))
-	}
-	text := string(b)
+	var text string
 	if tx, ok := out.(texter); ok {
+		// Its JSON is written once, as structured content, by the JSON-RPC layer.
 		text = tx.Text()
+	} else {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return errorResult(c.Tool.Name, fmt.Errorf("encoding the result: %w", err))
+		}
+		text = string(b)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: text}}
 	if cr, ok := out.(contenter); ok {

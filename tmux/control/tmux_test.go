@@ -5,9 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
 // privateTmux is a tmux server of its own for one test: its socket lives in
@@ -36,13 +37,7 @@ func startTmux(tb testing.TB) *privateTmux {
 		tb.Fatal(err)
 	}
 	// No locale, as MCP clients start servers; -u (command) is how the engine reads UTF-8 then.
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(k, "TMUX") && k != "HOME" && k != "LANG" && k != "LANGUAGE" && !strings.HasPrefix(k, "LC_") {
-			tm.env = append(tm.env, kv)
-		}
-	}
-	tm.env = append(tm.env, "HOME="+dir)
+	tm.env = testtmux.Env(dir, dir)
 	tb.Cleanup(func() {
 		exec.Command("tmux", "-S", tm.sock, "kill-server").Run()
 		if os.Getenv("DEBUGTMUX") != "" && tb.Failed() {
