@@ -79,6 +79,7 @@ func New(opts Options) (*Server, error) {
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
+		SetCacheable:       setCacheable,
 		Capabilities: &mcp.ServerCapabilities{
 			// The tool list is fixed at start (tier and allow list).
 			Tools:       &mcp.ToolCapabilities{ListChanged: false},
