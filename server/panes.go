@@ -371,8 +371,8 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 
 // endRun ends at once the run that held a pane now killed or respawned.
 func (c *Call) endRun(ctx context.Context, ts *tmux.Server, pane string) {
-	if id, err := ts.Identity(ctx); err == nil {
-		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: pane})
+	if id, err := ts.Identity(ctx); err == nil && c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: pane}) {
+		c.notify(ctx, "warning", logRun, runEndedNote(pane, "respawned"))
 	}
 }
 
@@ -398,8 +398,8 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
 		return resultOut{}, err
 	}
-	if idErr == nil {
-		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: in.PaneID})
+	if idErr == nil && c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: in.PaneID}) {
+		c.notify(ctx, "warning", logRun, runEndedNote(in.PaneID, "killed"))
 	}
 	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
 }

@@ -33,6 +33,8 @@ type Server struct {
 	sockets map[string]*tmux.Server
 	closed  bool
 	hosts   map[string]*ssh.Host // the configured hosts by name (hosts.go)
+	// hostDown says which hosts did not answer when last asked (hostSeen).
+	hostDown map[string]bool
 
 	state *state // shared per-process bookkeeping (reservations, echoes, buffers)
 
