@@ -41,6 +41,8 @@ type Server struct {
 	read readState // live streams for cursors, subscriptions, topology watches (resources.go)
 
 	rec recordings // pane recordings (record.go)
+
+	elicitKeys stateKeys // signs the request states of calls that ask the user (elicit.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -53,7 +55,7 @@ func New(opts Options) (*Server, error) {
 		env = os.Environ()
 	}
 	s := &Server{opts: opts, tools: map[string]*Tool{}, hidden: map[string]string{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState(),
-		hosts: newHosts(&opts)}
+		hosts: newHosts(&opts), elicitKeys: newStateKeys()}
 	if opts.Audit != "" {
 		a, err := policy.OpenAudit(opts.Audit)
 		if err != nil {
