@@ -3,12 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/server"
 )
 
 const discoverBody = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` +
@@ -144,6 +149,53 @@ func TestHTTPGoSDKClientGenerations(t *testing.T) {
 			}
 			if rl.CacheScope != "private" {
 				t.Errorf("resources/list cacheScope %q, want private", rl.CacheScope)
+			}
+		})
+	}
+}
+
+// Progress of a long call reaches the client on both generations over HTTP: on the older ones
+// within its session, on 2026-07-28 on the call's own response stream.
+func TestHTTPProgressGenerations(t *testing.T) {
+	tmx := testtmux.New(t)
+	_, pane := tmx.NewSession("progress")
+	tmx.WaitPrompt(pane)
+	srv, err := server.New(server.Options{SocketPath: tmx.Socket, Env: tmx.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveOn(ctx, ln, srv, testToken, defaultLimits) }()
+	defer func() { cancel(); <-done; srv.Close() }()
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			var got atomic.Int32
+			cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer ccancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+					if r.Params.ProgressToken == "tok" && r.Params.Total > 0 {
+						got.Add(1)
+					}
+				}}).Connect(cctx,
+				&mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/", HTTPClient: &http.Client{Transport: bearer{http.DefaultTransport}}},
+				&mcp.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"pane_id": pane, "patterns": []string{"never-" + strings.ReplaceAll(v, "-", "x")}, "timeout": 2.5},
+				Meta: mcp.Meta{"progressToken": "tok"}})
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if got.Load() == 0 {
+				t.Errorf("no progress notification in a 2.5 s wait (result %+v %v)", res, res.Content[0])
 			}
 		})
 	}
