@@ -85,8 +85,9 @@ func New(opts Options) (*Server, error) {
 		UnsubscribeHandler: s.unsubscribe,
 		SetCacheable:       setCacheable,
 		Capabilities: &mcp.ServerCapabilities{
-			// The tool list is fixed at start (tier and allow list).
+			// The tool and prompt lists are fixed at start (tier and allow list).
 			Tools:       &mcp.ToolCapabilities{ListChanged: false},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: false},
 			Logging:     &mcp.LoggingCapabilities{},
 			Completions: &mcp.CompletionCapabilities{},
 		},
