@@ -90,13 +90,13 @@ func TestLogNotifications(t *testing.T) {
 		t.Fatalf("negotiated %s", v)
 	}
 
-	// A run, then its pane killed by a 2026-07-28 client that asks for warnings.
-	res, err := csOld.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"pane_id": pane, "command": "sleep 30", "timeout": 0.5}})
-	if err != nil || res.IsError {
-		t.Fatalf("run_command: %v %v", err, res)
+	// A run that started (its first line printed), then its pane killed by a 2026-07-28 client
+	// that asks for warnings.
+	tmx.SplitWindow(pane) // the server must outlive the pane
+	res, err := csOld.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"pane_id": pane, "command": "echo started; sleep 60", "timeout": 3}})
+	if err != nil || res.IsError || !strings.Contains(resultText(res), `"output":["started"]`) {
+		t.Fatalf("run_command: %v %s", err, resultText(res))
 	}
-	second := tmx.SplitWindow(pane) // the server must outlive the pane
-	tmx.WaitPrompt(second)
 	res, err = csModern.CallTool(ctx, &mcp.CallToolParams{Name: "kill_pane", Arguments: map[string]any{"pane_id": pane},
 		Meta: mcp.Meta{mcp.MetaKeyLogLevel: "warning"}})
 	if err != nil || res.IsError {
