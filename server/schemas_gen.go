@@ -82,6 +82,12 @@ var generatedSchemas = map[string]toolSchemas{
 		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"pane_index":{"type":"integer"},"pane_width":{"type":"integer"},"pane_height":{"type":"integer"},"pane_left":{"type":"integer"},"pane_top":{"type":"integer"},"pane_right":{"type":"integer"},"pane_bottom":{"type":"integer"},"pane_at_left":{"type":"boolean"},"pane_at_right":{"type":"boolean"},"pane_at_top":{"type":"boolean"},"pane_at_bottom":{"type":"boolean"},"pane_tty":{"type":"string"},"pane_current_command":{"type":"string"},"pane_current_path":{"type":"string"},"pane_pid":{"type":"integer"},"pane_title":{"type":"string"},"pane_active":{"type":"boolean"},"pane_dead":{"type":"boolean"},"pane_in_mode":{"type":"boolean"},"window_id":{"type":"string"},"window_index":{"type":"integer"},"session_id":{"type":"string"},"session_name":{"type":"string"},"is_caller":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"is_watched":{"type":"boolean"}}}`,
 		args:   []string{"corner", "session_id", "session_name", "socket_name", "window_id", "window_index"},
 	},
+	"get_command_output": {
+		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"id":{"type":"integer","minimum":1},"last":{"type":"boolean"},"max_lines":{"type":"integer","default":500,"minimum":1},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"id":{"type":["null","integer"],"default":null,"minimum":1},"last":{"type":"boolean"},"max_lines":{"type":["null","integer"],"default":500,"minimum":1},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
+		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"id":{"type":"integer"},"command":{"type":"string"},"exit_status":{"anyOf":[{"type":"integer"},{"type":"null"}]},"running":{"type":"boolean"},"lines":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"dropped_lines":{"type":"integer"},"output_lost":{"type":"boolean"}}}`,
+		args:   []string{"id", "last", "max_lines", "pane_id", "session_id", "session_name", "socket_name", "window_id"},
+	},
 	"get_pane_info": {
 		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
@@ -130,6 +136,12 @@ var generatedSchemas = map[string]toolSchemas{
 		strict: `{"type":"object","properties":{"window_id":{"type":"string"},"socket_name":{"type":["null","string"],"default":null}},"required":["window_id"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"result":{"type":"string"}}}`,
 		args:   []string{"socket_name", "window_id"},
+	},
+	"list_commands": {
+		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"limit":{"type":"integer","default":20,"minimum":1},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"limit":{"type":["null","integer"],"default":20,"minimum":1},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
+		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"commands":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"older":{"type":"integer"},"since":{"type":"string"},"note":{"type":"string"}}}`,
+		args:   []string{"limit", "pane_id", "session_id", "session_name", "socket_name", "window_id"},
 	},
 	"list_panes": {
 		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,

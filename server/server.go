@@ -39,6 +39,8 @@ type Server struct {
 	read readState // live streams for cursors, subscriptions, topology watches (resources.go)
 
 	rec recordings // pane recordings (record.go)
+
+	cmds follows // panes whose shell-integration marks are followed (follow.go, commands.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -269,6 +271,7 @@ func (s *Server) Close() {
 	s.rec.closeAll()
 	s.state.cleanup(ctx, s)
 	s.read.close()
+	s.cmds.closeAll()
 	s.mu.Lock()
 	s.closed = true
 	socks := s.sockets

@@ -85,6 +85,17 @@ func (h *History) Runs(cmd string) {
 	h.runs = append(h.runs, cmd)
 }
 
+// Unqueue removes a run's command line that Runs queued, if no start marker took it (the run
+// was refused before it started).
+func (h *History) Unqueue(cmd string) {
+	for i, r := range h.runs {
+		if r == cmd {
+			h.runs = append(h.runs[:i], h.runs[i+1:]...)
+			return
+		}
+	}
+}
+
 // NewStream says that offsets start again (a new stream of the pane, numbered id): what runs
 // now lost its output's end.
 func (h *History) NewStream(id uint64) {
