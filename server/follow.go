@@ -44,7 +44,7 @@ type paneFollow struct {
 	stream  uint64
 	ended   error
 	used    time.Time
-	flagged bool // marksSeenOption was set
+	flagged bool          // marksSeenOption was set
 	read    int64         // offset read up to, in the current stream
 	adv     chan struct{} // closed when read advances (or the follow ends)
 }

@@ -256,6 +256,7 @@ type createSessionIn struct {
 	Y                         *int    `json:"y,omitempty" jsonschema:"Height (cells)"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -291,6 +292,13 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 		args = append(args, "-y", strconv.Itoa(*in.Y))
 	}
 	args = append(args, envArgs...)
+	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, envArgs)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	if l != nil {
+		args = append(args, placeholder...)
+	}
 	// Spawned, not over control mode: new-session may have to start the server.
 	out, err := ts.Spawn(ctx, nil, args...)
 	if err != nil {
@@ -304,6 +312,15 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
 	}
 	c.srv.kickTopology(c.host, in.SocketName)
+	if l != nil {
+		pane, err := activePane(ctx, ts, out[0]+":")
+		if err == nil {
+			err = c.startIntegrated(ctx, ts, pane, l, in.StartDirectory)
+		}
+		if err != nil {
+			return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
+		}
+	}
 	return findSession(ctx, ts, out[0])
 }
 
@@ -391,6 +408,7 @@ type createWindowIn struct {
 	Direction                 *string `json:"direction,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -427,12 +445,28 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, nil, envArgs)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if l != nil {
+		args = append(args, placeholder...)
+	}
 	out, err := t.ts.Command(ctx, args...)
 	if err != nil {
 		return tmux.Window{}, err
 	}
 	if len(out) == 0 {
 		return tmux.Window{}, fmt.Errorf("new-window printed no window id")
+	}
+	if l != nil {
+		pane, err := activePane(ctx, t.ts, out[0])
+		if err == nil {
+			err = c.startIntegrated(ctx, t.ts, pane, l, in.StartDirectory)
+		}
+		if err != nil {
+			return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
+		}
 	}
 	return findWindowNow(ctx, t.ts, out[0])
 }
@@ -553,6 +587,7 @@ type splitWindowIn struct {
 	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the default shell"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -652,7 +687,13 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
-	if in.Shell != nil {
+	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, envArgs)
+	switch {
+	case err != nil:
+		return PaneInfo{}, err
+	case l != nil:
+		args = append(args, placeholder...)
+	case in.Shell != nil:
 		args = append(args, *in.Shell)
 	}
 	out, err := ts.Command(ctx, args...)
@@ -661,6 +702,11 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	}
 	if len(out) == 0 {
 		return PaneInfo{}, fmt.Errorf("split-window printed no pane id")
+	}
+	if l != nil {
+		if err := c.startIntegrated(ctx, ts, out[0], l, in.StartDirectory); err != nil {
+			return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
+		}
 	}
 	return c.paneByID(ctx, ts, out[0])
 }

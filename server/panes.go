@@ -324,6 +324,7 @@ type respawnPaneIn struct {
 	StartDirectory            *string `json:"start_directory,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -358,12 +359,27 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if in.StartDirectory != nil {
 		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
-	args = append(args, envArgs...)
-	if in.Shell != nil {
-		args = append(args, *in.Shell)
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, in.Shell, envArgs)
+	switch {
+	case err != nil:
+		return PaneInfo{}, err
+	case l != nil:
+		// Followed before the new shell starts, so its first prompt is seen.
+		if _, err := c.srv.cmds.follow(ctx, t.ts, in.PaneID, true); err != nil {
+			return PaneInfo{}, fmt.Errorf("following pane %s: %w", in.PaneID, err)
+		}
+		args = append(append(args, l.envArgs...), l.Argv...)
+	default:
+		args = append(args, envArgs...)
+		if in.Shell != nil {
+			args = append(args, *in.Shell)
+		}
 	}
 	if _, err := t.ts.Command(ctx, args...); err != nil {
 		return PaneInfo{}, err
+	}
+	if l != nil {
+		_, _ = t.ts.Exec(ctx, []string{"set-option", "-p", "-t", in.PaneID, integrationOption, l.Shell})
 	}
 	c.endRun(ctx, t.ts, in.PaneID) // the new process will never print the run's end
 	return c.paneByID(ctx, t.ts, in.PaneID)
