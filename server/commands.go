@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -163,8 +164,8 @@ func getCommandOutput(ctx context.Context, c *Call, in *commandOutputIn) (Comman
 	fl.Write(body)
 	fl.Flush()
 	lines := fl.Lines()
-	if p := fl.Partial(); p != "" {
-		lines = append(lines, p)
+	if p := fl.Partial(); strings.TrimSpace(p) != "" {
+		lines = append(lines, p) // a blank one is a prompt's leftovers (zsh's PROMPT_SP)
 	}
 	dropped := fl.Dropped()
 	if maxLines > 0 && len(lines) > maxLines {

@@ -207,6 +207,9 @@ func (f *paneFollow) run(ctx context.Context, ts *tmux.Server, fs *follows) {
 	off := w.Offset()
 	f.advancedLocked(off)
 	f.mu.Unlock()
+	if !f.fromStart {
+		f.queryCwd(ctx, ts) // the directory of the first command, in a shell without OSC 7
+	}
 	var buf []byte
 	for {
 		data, next, missed, err := w.AppendRead(buf, off, 64<<10)
@@ -266,10 +269,10 @@ func (f *paneFollow) run(ctx context.Context, ts *tmux.Server, fs *follows) {
 // directory of a shell that does not report it, and the pane option doctor reads.
 func (f *paneFollow) take(ctx context.Context, ts *tmux.Server, data []byte, off int64) {
 	f.mu.Lock()
-	prompt := f.h.AtPrompt()
+	done := f.h.Finished()
 	f.h.Write(data, off, time.Now())
 	f.advancedLocked(off + int64(len(data)))
-	needCwd := !prompt && f.h.AtPrompt() && !f.h.SawCwd()
+	needCwd := f.h.Finished() != done && f.h.AtPrompt() && !f.h.SawCwd()
 	flag := f.h.SawMarks() && !f.flagged
 	f.flagged = f.flagged || flag
 	f.mu.Unlock()
@@ -282,12 +285,16 @@ func (f *paneFollow) take(ctx context.Context, ts *tmux.Server, data []byte, off
 		_, _ = ts.Exec(qctx, []string{"set-option", "-p", "-t", f.key.Pane, marksSeenOption, "1"})
 	}
 	if needCwd {
-		// At its prompt the shell's directory is where its next command runs.
-		out, err := ts.Query(qctx, []string{"display-message", "-p", "-t", f.key.Pane, "#{pane_current_path}"})
-		if err == nil && len(out) > 0 && len(out[0]) == 1 && out[0][0] != "" {
-			f.mu.Lock()
-			f.h.SetCwd(out[0][0])
-			f.mu.Unlock()
-		}
+		f.queryCwd(qctx, ts) // at its prompt the shell's directory is where its next command runs
+	}
+}
+
+// queryCwd sets the directory of the next command from tmux, for a shell without OSC 7.
+func (f *paneFollow) queryCwd(ctx context.Context, ts *tmux.Server) {
+	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", f.key.Pane, "#{pane_current_path}"})
+	if err == nil && len(out) > 0 && len(out[0]) == 1 && out[0][0] != "" {
+		f.mu.Lock()
+		f.h.SetCwd(out[0][0])
+		f.mu.Unlock()
 	}
 }

@@ -29,7 +29,8 @@ type Command struct {
 
 // phases of the shell between marks
 const (
-	phIdle    = iota
+	phUnknown = iota // before the first mark: a command line may be being typed
+	phIdle
 	phInput   // after B: the command line is being typed
 	phRunning // after C (or a run's start)
 )
@@ -51,9 +52,10 @@ type History struct {
 	lastMark time.Time
 	line     string // a 633;E command line waiting for its C
 	echo     typed
-	trail    bool // the running command's output has an unterminated last line
+	out      lineCount // the running command's output lines
 	runs     []string
 	pend     []byte // the start of a sequence a piece ended in, parsed again with the next
+	finished int
 }
 
 // SawMarks says whether any shell-integration mark was seen (a run's own markers aside).
@@ -97,11 +99,16 @@ func (h *History) Unqueue(cmd string) {
 }
 
 // NewStream says that offsets start again (a new stream of the pane, numbered id): what runs
-// now lost its output's end.
+// now lost its output's end. The first stream is no loss.
 func (h *History) NewStream(id uint64) {
-	h.Gap()
+	if h.stream != 0 {
+		h.Gap()
+	}
 	h.stream = id
 }
+
+// Finished counts the commands that ended so far.
+func (h *History) Finished() int { return h.finished }
 
 // Gap says that output was lost before the next Write.
 func (h *History) Gap() {
@@ -112,7 +119,7 @@ func (h *History) Gap() {
 		if c := h.current(); c != nil {
 			c.Lost = true
 		}
-	case phInput:
+	case phInput, phUnknown:
 		h.echo.over = true
 	}
 }
@@ -170,16 +177,13 @@ func (h *History) text(b []byte) {
 		return
 	}
 	switch h.phase {
-	case phInput:
+	case phInput, phUnknown:
+		// Before the first mark the reader may have come in at a prompt: what is typed
+		// there is the next command's line.
 		h.echo.write(b)
 	case phRunning:
 		if c := h.current(); c != nil {
-			for _, x := range b {
-				if x == '\n' {
-					c.Lines++
-				}
-			}
-			h.trail = b[len(b)-1] != '\n'
+			c.Lines += h.out.write(b)
 		}
 	}
 }
@@ -209,7 +213,7 @@ func (h *History) event(ev Event, now time.Time) {
 			text = h.line
 		}
 		lost := false
-		if text == "" && h.phase == phInput {
+		if text == "" && (h.phase == phInput || h.phase == phUnknown) {
 			text, lost = h.echo.text(), h.echo.over
 		}
 		h.start(Command{Command: text, Lost: lost, OutStart: ev.End}, now)
@@ -245,7 +249,7 @@ func (h *History) runStart(ev Event, now time.Time) {
 	}
 	if c := h.current(); c != nil && !c.ByServer {
 		c.Command, c.ByServer, c.RunID, c.Lost = text, true, ev.RunID, false
-		c.OutStart, c.Lines, h.trail = ev.End, 0, false
+		c.OutStart, c.Lines, h.out = ev.End, 0, lineCount{}
 		return
 	}
 	h.end(nil, ev.At, now)
@@ -259,7 +263,7 @@ func (h *History) start(c Command, now time.Time) {
 	if max := h.max(); len(h.cmds) > max {
 		h.cmds = append(h.cmds[:0], h.cmds[len(h.cmds)-max:]...)
 	}
-	h.phase, h.trail, h.line = phRunning, false, ""
+	h.phase, h.out, h.line = phRunning, lineCount{}, ""
 }
 
 // end ends the running command, if any, with status st at offset at.
@@ -269,11 +273,12 @@ func (h *History) end(st *int, at int64, now time.Time) {
 		return
 	}
 	c.Status, c.Ended, c.Running = st, now, false
+	h.finished++
 	c.OutEnd = max(at, c.OutStart)
-	if h.trail {
+	if h.out.visible {
 		c.Lines++
 	}
-	h.trail = false
+	h.out = lineCount{}
 	h.phase = phIdle
 }
 
@@ -282,4 +287,59 @@ func (h *History) max() int {
 		return DefaultMax
 	}
 	return h.Max
+}
+
+// lineCount counts the lines of output as the text filter makes them: LF ends a line; a last
+// unterminated line counts when it shows something other than blanks (what CR restarts is
+// gone); escape sequences show nothing.
+type lineCount struct {
+	state   uint8 // psGround, psEsc, psOSC, tsCSI
+	cr      bool
+	visible bool
+}
+
+func (l *lineCount) write(b []byte) (lines int) {
+	for _, c := range b {
+		switch l.state {
+		case psEsc:
+			switch c {
+			case '[':
+				l.state = tsCSI
+			case ']', 'P', '_', '^', 'X', 'k':
+				l.state = psOSC
+			default:
+				l.state = psGround
+			}
+			continue
+		case tsCSI:
+			if c >= 0x40 && c <= 0x7e {
+				l.state = psGround
+			}
+			continue
+		case psOSC:
+			if c == 0x07 {
+				l.state = psGround
+			} else if c == 0x1b {
+				l.state = psEsc
+			}
+			continue
+		}
+		switch {
+		case c == 0x1b:
+			l.state = psEsc
+		case c == '\n':
+			lines++
+			l.cr, l.visible = false, false
+		case c == '\r':
+			l.cr = true
+		case c >= 0x20 && c != 0x7f:
+			if l.cr {
+				l.cr, l.visible = false, false
+			}
+			if c != ' ' {
+				l.visible = true
+			}
+		}
+	}
+	return lines
 }

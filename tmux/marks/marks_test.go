@@ -173,3 +173,18 @@ func FuzzHistory(f *testing.F) {
 		}
 	})
 }
+
+// TestTypedUnknownOrigin: a reader that came in at a fish prompt sees the first key drawn at
+// the cursor, then the editor's redraws from the screen's start.
+func TestTypedUnknownOrigin(t *testing.T) {
+	var ty typed
+	ty.write([]byte("e\r\x1b[22Cecho \r\x1b[27Cone\r\x1b[30C\b\b\b\b\b\b\b\b\x1b[34mecho\x1b[m one\r\n"))
+	if got := ty.text(); got != "echo one" {
+		t.Fatalf("got %q", got)
+	}
+	ty = typed{}
+	ty.write([]byte("echo one\r\n")) // bash: no redraw
+	if got := ty.text(); got != "echo one" {
+		t.Fatalf("got %q", got)
+	}
+}

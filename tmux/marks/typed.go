@@ -19,11 +19,17 @@ type typed struct {
 	param int
 	hold  []byte // an incomplete UTF-8 character
 	over  bool
+	// known says the line starts where the model's column 0 is (a B mark was seen there). A
+	// reader that came in at a prompt does not know where the line began: cells drawn before
+	// the editor's first redraw from the screen's start (CR not followed by LF) are dropped.
+	known  bool
+	cr     bool // a CR came last
+	redrew bool
 }
 
 const tsCSI = 9
 
-func (t *typed) reset() { *t = typed{} }
+func (t *typed) reset() { *t = typed{known: true} }
 
 func (t *typed) cur() *[]rune {
 	if len(t.lines) == 0 {
@@ -36,6 +42,12 @@ func (t *typed) cur() *[]rune {
 func (t *typed) write(b []byte) {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
+		if t.cr && c != '\n' && c != '\r' {
+			t.cr = false
+			if !t.known && !t.redrew && len(t.lines) == 1 {
+				t.lines, t.redrew = nil, true
+			}
+		}
 		switch t.state {
 		case psEsc:
 			t.esc(c)
@@ -56,8 +68,9 @@ func (t *typed) write(b []byte) {
 		case c == 0x1b:
 			t.state = psEsc
 		case c == '\r':
-			t.col = 0
+			t.col, t.cr = 0, true
 		case c == '\n':
+			t.cr = false
 			if len(t.lines) < 64 {
 				t.lines = append(t.lines, nil)
 			}
@@ -171,6 +184,11 @@ func (t *typed) text() string {
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
+	}
+	if len(out) > 0 {
+		// A line editor that redraws from the start of the screen line moves right past the
+		// prompt: those cells are not the command's.
+		out[0] = strings.TrimLeft(out[0], " ")
 	}
 	return strings.Join(out, "\n")
 }
