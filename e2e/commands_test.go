@@ -217,6 +217,13 @@ func TestCommandsIntegrated(t *testing.T) {
 			if v := c.Tmx.Tmux("show-options", "-pqv", "-t", p.PaneID, "@tmux_mcp_shell_integration"); v != shell {
 				t.Errorf("pane option: %q", v)
 			}
+			// doctor, another process, says which panes have marks.
+			doc := exec.Command(binary, "doctor")
+			doc.Env = append(append([]string{}, c.Tmx.Env...), "LIBTMUX_SOCKET_PATH="+c.Tmx.Socket)
+			b, _ := doc.CombinedOutput()
+			if want := p.PaneID + " (" + shell + ", tmux-mcp's integration)"; !strings.Contains(string(b), want) {
+				t.Errorf("doctor does not list %s:\n%s", want, b)
+			}
 		})
 	}
 }
@@ -267,7 +274,9 @@ func TestCommandsUserPrompt(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, pane := c.Tmx.NewSession("", up.argv(home)...)
-			c.Tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, ">") || strings.Contains(s, "%") || strings.Contains(s, "#") })
+			c.Tmx.WaitFor(pane, func(s string) bool {
+				return strings.Contains(s, ">") || strings.Contains(s, "%") || strings.Contains(s, "#")
+			})
 			// Its prompt was drawn before the server looked: nothing seen yet, and the error
 			// says how to get marks.
 			msg := c.Fail("list_commands", map[string]any{"pane_id": pane})
@@ -281,6 +290,12 @@ func TestCommandsUserPrompt(t *testing.T) {
 			c.OK("list_commands", map[string]any{"pane_id": pane, "limit": 2}, &l)
 			if len(l.Commands) != 2 || l.Older != 4 || !strings.Contains(l.Note, "commands run before are unknown") {
 				t.Errorf("limit 2: %+v", l)
+			}
+			doc := exec.Command(binary, "doctor")
+			doc.Env = append(append([]string{}, c.Tmx.Env...), "LIBTMUX_SOCKET_PATH="+c.Tmx.Socket)
+			b, _ := doc.CombinedOutput()
+			if want := pane + " (its prompt's own)"; !strings.Contains(string(b), want) {
+				t.Errorf("doctor does not list %s:\n%s", want, b)
 			}
 		})
 	}
