@@ -14,13 +14,13 @@ import (
 // commandTools: what people (and runs) ran in a pane, from its shell-integration marks.
 func commandTools() []*Tool {
 	return []*Tool{
-		define(spec{Name: "list_commands", Title: "List Pane Commands", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the commands a pane's shell ran, by anyone, newest last, with exit status and cwd (from OSC 133 shell-integration marks).",
-			Input:       edits(def("limit", 20), minimum("limit", 1))},
+		define(spec{Name: "list_commands", Title: "List Commands", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Commands a pane's shell ran (anyone's), newest last, with exit status and cwd, from OSC 133 marks.",
+			Input:       edits(def("limit", 20))},
 			listCommands),
-		define(spec{Name: "get_command_output", Title: "Get Command Output", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read one list_commands command's output (by id, or the last) as clean lines, the newest max_lines kept.",
-			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), minimum("id", 1))},
+		define(spec{Name: "get_command_output", Title: "Command Output", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "A list_commands command's output as clean lines, the newest max_lines kept.",
+			Input:       edits(def("max_lines", 500))},
 			getCommandOutput),
 	}
 }
@@ -47,12 +47,9 @@ type CommandInfo struct {
 type listCommandsOut struct {
 	PaneID   string        `json:"pane_id"`
 	Commands []CommandInfo `json:"commands"`
-	// Older is how many older commands are kept beyond limit.
-	Older int `json:"older"`
-	// Since is when this server began reading the pane; earlier commands are unknown (Note
-	// says so unless it read the pane from its shell's start).
-	Since string `json:"since"`
-	Note  string `json:"note,omitempty"`
+	// Note says when this server began reading the pane, unless it read it from its shell's
+	// start: commands run before are unknown.
+	Note string `json:"note,omitempty"`
 }
 
 // noMarksHint says how to get marks into a pane.
@@ -87,9 +84,10 @@ func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommand
 	if err != nil {
 		return listCommandsOut{}, err
 	}
-	out := listCommandsOut{PaneID: f.key.Pane, Commands: []CommandInfo{}, Since: f.since.UTC().Format(time.RFC3339Nano)}
+	out := listCommandsOut{PaneID: f.key.Pane, Commands: []CommandInfo{}}
+	older := 0
 	if limit := deref(in.Limit); limit > 0 && len(cmds) > limit {
-		out.Older = len(cmds) - limit
+		older = len(cmds) - limit
 		cmds = cmds[len(cmds)-limit:]
 	}
 	now := time.Now()
@@ -104,9 +102,14 @@ func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommand
 			OutputLines: cm.Lines, Running: cm.Running, ByServer: cm.ByServer,
 		})
 	}
-	if !f.fromStart {
-		out.Note = "Listed since " + out.Since + ", when this server began following the pane; commands run before are unknown."
+	var notes []string
+	if older > 0 {
+		notes = append(notes, fmt.Sprintf("%d older commands are kept (a larger limit lists them).", older))
 	}
+	if !f.fromStart {
+		notes = append(notes, "Listed since "+f.since.UTC().Format(time.RFC3339)+", when this server began following the pane; commands run before are unknown.")
+	}
+	out.Note = strings.Join(notes, " ")
 	return out, nil
 }
 
@@ -120,14 +123,10 @@ type commandOutputIn struct {
 	Socket
 }
 
-// CommandOutput is one command's output.
+// CommandOutput is one command's output (list_commands has the rest of it).
 type CommandOutput struct {
-	PaneID     string   `json:"pane_id"`
-	ID         int      `json:"id"`
-	Command    string   `json:"command"`
-	ExitStatus *int     `json:"exit_status"`
-	Running    bool     `json:"running"`
-	Lines      []string `json:"lines"`
+	ID    int      `json:"id"`
+	Lines []string `json:"lines"`
 	// DroppedLines are the older lines max_lines left out.
 	DroppedLines int `json:"dropped_lines"`
 	// OutputLost: part of the output is no longer held (the pane's stream buffer keeps its
@@ -172,7 +171,7 @@ func getCommandOutput(ctx context.Context, c *Call, in *commandOutputIn) (Comman
 		dropped += len(lines) - maxLines
 		lines = lines[len(lines)-maxLines:]
 	}
-	return CommandOutput{PaneID: f.key.Pane, ID: cm.ID, Command: cm.Command, ExitStatus: cm.Status, Running: cm.Running,
+	return CommandOutput{ID: cm.ID,
 		Lines: nonNil(lines), DroppedLines: dropped, OutputLost: lost || cm.Lost || fl.Truncated() > 0}, nil
 }
 

@@ -23,7 +23,7 @@ import (
 func inventoryTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "list_servers", Title: "List tmux Servers", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List this user's live tmux servers (stale sockets skipped), then extra_socket_paths. Pass a server's socket_name to the other tools.",
+			Description: "List this user's live tmux servers, then extra_socket_paths.",
 			HostsNote:   "Then those of every configured host (host says where; an unreachable host is in unreachable_hosts)."},
 			listServers),
 		define(spec{Name: "list_sessions", Title: "List tmux Sessions", Tier: policy.ReadOnly, Ann: annRO,
@@ -31,7 +31,7 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listSessions),
 		define(spec{Name: "get_server_info", Title: "Get tmux Server Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients. Never starts one."},
+			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients."},
 			getServerInfo),
 		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Create a detached tmux session, starting the server if none runs. Its active_pane_id is ready for run_shell_command.",
@@ -42,7 +42,7 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listWindows),
 		define(spec{Name: "get_session_info", Title: "Get tmux Session Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe a session (by id, else exact name, else the first) and its windows."},
+			Description: "Describe a session and its windows."},
 			getSessionInfo),
 		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Create a window in a session, detached unless attach: at the next free index, or before or after the current one.",
@@ -53,20 +53,20 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe a window (by id, else index in the session, else the active one) and its panes."},
+			Description: "Describe a window and its panes."},
 			getWindowInfo),
 		define(spec{Name: "get_pane_info", Title: "Get tmux Pane Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a pane: geometry, tty, command, path, pid, title, flags. is_caller: the pane this MCP server runs in; is_watched: on a person's screen."},
 			getPaneInfo),
 		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
-			Description: "Split a pane (pane_id, else the window's active pane) into a new detached pane, optionally sized and running shell.",
+			Description: "Split a pane into a new detached pane, optionally sized and running shell.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), enum("direction", "above", "below", "left", "right"), def("direction", "below"), oneOfTypes("size", "string", "integer"))},
 			splitWindow),
 	}
 }
 
 const (
-	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex"
+	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i][starts|ends]with, in, nin (comma list), [i]regex"
 	envDesc     = "An object of strings, or its JSON"
 )
 

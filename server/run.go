@@ -419,7 +419,7 @@ type waitForRunOut struct {
 
 func waitForRunTool() *Tool {
 	return define(spec{Name: "wait_for_run", Title: "Wait for a Run in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-		Description: "Wait for the pane's last run (run_shell_command or run_command; a timed-out one keeps running) to end; return its exit status and output as run_command does.",
+		Description: "Wait for the pane's last run (run_shell_command or run_command) to end; return its exit status and output as run_command does.",
 		Input:       edits(def("timeout", 30.0), minimum("timeout", 0), minimum("max_lines", 1))},
 		waitForRun)
 }

@@ -23,7 +23,7 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"on_error", "operations"},
 	},
 	"capture_pane": {
-		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"start":{"type":"integer","description":"0: the top of the screen; negative: scrollback lines"},"end":{"type":"integer","description":"Default: the bottom of the screen"},"max_lines":{"type":"integer","description":"null keeps every line","default":500,"minimum":1},"join_wrapped":{"type":"boolean","default":false},"escape_sequences":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"start":{"type":"integer"},"end":{"type":"integer"},"max_lines":{"type":"integer","description":"null keeps every line","default":500,"minimum":1},"join_wrapped":{"type":"boolean","default":false},"escape_sequences":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"start":{"type":["null","integer"],"default":null},"end":{"type":["null","integer"],"default":null},"max_lines":{"type":["null","integer"],"default":500,"minimum":1},"join_wrapped":{"type":"boolean","default":false},"escape_sequences":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"content":{"type":"string"},"content_truncated":{"type":"boolean"},"content_truncated_lines":{"type":"integer"}}}`,
 		args:   []string{"end", "escape_sequences", "join_wrapped", "max_lines", "pane_id", "session_id", "session_name", "socket_name", "start", "window_id"},
@@ -83,9 +83,9 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"corner", "session_id", "session_name", "socket_name", "window_id", "window_index"},
 	},
 	"get_command_output": {
-		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"id":{"type":"integer","minimum":1},"last":{"type":"boolean"},"max_lines":{"type":"integer","default":500,"minimum":1},"socket_name":{"type":"string"}},"additionalProperties":false}`,
-		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"id":{"type":["null","integer"],"default":null,"minimum":1},"last":{"type":"boolean"},"max_lines":{"type":["null","integer"],"default":500,"minimum":1},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
-		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"id":{"type":"integer"},"command":{"type":"string"},"exit_status":{"anyOf":[{"type":"integer"},{"type":"null"}]},"running":{"type":"boolean"},"lines":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"dropped_lines":{"type":"integer"},"output_lost":{"type":"boolean"}}}`,
+		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"id":{"type":"integer"},"last":{"type":"boolean"},"max_lines":{"type":"integer","default":500},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"id":{"type":["null","integer"],"default":null},"last":{"type":"boolean"},"max_lines":{"type":["null","integer"],"default":500},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
+		out:    `{"type":"object","properties":{"id":{"type":"integer"},"lines":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"dropped_lines":{"type":"integer"},"output_lost":{"type":"boolean"}}}`,
 		args:   []string{"id", "last", "max_lines", "pane_id", "session_id", "session_name", "socket_name", "window_id"},
 	},
 	"get_pane_info": {
@@ -138,13 +138,13 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"socket_name", "window_id"},
 	},
 	"list_commands": {
-		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"limit":{"type":"integer","default":20,"minimum":1},"socket_name":{"type":"string"}},"additionalProperties":false}`,
-		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"limit":{"type":["null","integer"],"default":20,"minimum":1},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
-		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"commands":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"older":{"type":"integer"},"since":{"type":"string"},"note":{"type":"string"}}}`,
+		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"limit":{"type":"integer","default":20},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"limit":{"type":["null","integer"],"default":20},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
+		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"commands":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"note":{"type":"string"}}}`,
 		args:   []string{"limit", "pane_id", "session_id", "session_name", "socket_name", "window_id"},
 	},
 	"list_panes": {
-		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i][starts|ends]with, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"window_id":{"type":["null","string"],"default":null},"window_index":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"panes":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "session_id", "session_name", "socket_name", "window_id", "window_index"},
@@ -163,13 +163,13 @@ var generatedSchemas = map[string]toolSchemas{
 		args:    []string{"extra_socket_paths"},
 	},
 	"list_sessions": {
-		in:     `{"type":"object","properties":{"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i][starts|ends]with, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"sessions":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "socket_name"},
 	},
 	"list_windows": {
-		in:     `{"type":"object","properties":{"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i][starts|ends]with, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"windows":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "session_id", "session_name", "socket_name"},
