@@ -65,6 +65,18 @@ func waitCommands(t *testing.T, c *Client, pane string, n int, cond func(cmdInfo
 	}
 }
 
+// waitMarks waits until the pane's shell showed its first marks (list_commands answers).
+func waitMarks(t *testing.T, c *Client, pane string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for c.Call("list_commands", map[string]any{"pane_id": pane}).IsError {
+		if time.Now().After(deadline) {
+			t.Fatalf("no marks in pane %s: %s", pane, c.Fail("list_commands", map[string]any{"pane_id": pane}))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func ended(ci cmdInfo) bool { return !ci.Running }
 
 // personTypes types a line into pane as a person would (tmux send-keys, not through MCP).
@@ -178,15 +190,8 @@ func TestCommandsIntegrated(t *testing.T) {
 			}
 			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
 				"environment": map[string]any{"HOME": home}}, &p)
-			c.Tmx.WaitPrompt(p.PaneID)
 			// The first prompt's marks were seen: the list is empty, not an error.
-			deadline := time.Now().Add(30 * time.Second)
-			for c.Call("list_commands", map[string]any{"pane_id": p.PaneID}).IsError {
-				if time.Now().After(deadline) {
-					t.Fatalf("no marks from the integrated %s: %s", shell, c.Fail("list_commands", map[string]any{"pane_id": p.PaneID}))
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			waitMarks(t, c, p.PaneID)
 			var l cmdList
 			c.OK("list_commands", map[string]any{"pane_id": p.PaneID}, &l)
 			if len(l.Commands) != 0 || l.Note != "" {
@@ -316,6 +321,18 @@ func TestCommandsRefusals(t *testing.T) {
 	if !strings.Contains(msg, "bash, zsh") {
 		t.Errorf("dash: %s", msg)
 	}
+	// respawn_pane gives a pane followed since the first call the integration; its list says
+	// that it starts mid-pane.
+	var rp struct {
+		PaneID string `json:"pane_id"`
+	}
+	c.OK("respawn_pane", map[string]any{"pane_id": pane, "kill": true, "shell": "bash", "shell_integration": true, "environment": map[string]any{"HOME": c.Tmx.Home}}, &rp)
+	waitMarks(t, c, pane)
+	personTypes(c.Tmx, pane, "echo again")
+	l := waitCommands(t, c, pane, 1, ended)
+	if l.Commands[0].Command != "echo again" || *l.Commands[0].ExitStatus != 0 || !strings.Contains(l.Note, "before are unknown") {
+		t.Errorf("respawned: %+v", l)
+	}
 	if _, err := exec.LookPath("bash"); err == nil {
 		// With default-shell bash and no default-command, create_session's shell gets it.
 		c.Tmx.Tmux("set", "-g", "default-command", "")
@@ -325,9 +342,9 @@ func TestCommandsRefusals(t *testing.T) {
 			ActivePaneID string `json:"active_pane_id"`
 		}
 		c.OK("create_session", map[string]any{"session_name": "marked", "shell_integration": true, "start_directory": c.Tmx.Home}, &s)
-		c.Tmx.WaitPrompt(s.ActivePaneID)
+		waitMarks(t, c, s.ActivePaneID)
 		personTypes(c.Tmx, s.ActivePaneID, "true")
-		l := waitCommands(t, c, s.ActivePaneID, 1, ended)
+		l = waitCommands(t, c, s.ActivePaneID, 1, ended)
 		if l.Commands[0].Command != "true" || l.Note != "" {
 			t.Errorf("create_session: %+v", l)
 		}
