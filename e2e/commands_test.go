@@ -301,6 +301,45 @@ func TestCommandsUserPrompt(t *testing.T) {
 	}
 }
 
+// TestCommandsUserPromptIntegrated: a user's prompt that emits OSC 133 itself, in a shell
+// started with the server's integration too: every command is listed once, with its status.
+func TestCommandsUserPromptIntegrated(t *testing.T) {
+	for _, shell := range []string{"zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			testtmux.RequireShell(t, []string{shell})
+			t.Parallel()
+			c := start(t)
+			up := userPrompts[shell]
+			home := c.Tmx.Home
+			path := filepath.Join(home, up.file)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(up.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sess, _ := c.Tmx.NewSession("")
+			var p struct {
+				PaneID string `json:"pane_id"`
+			}
+			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
+				"environment": map[string]any{"HOME": home}}, &p)
+			waitMarks(t, c, p.PaneID)
+			commandSession(t, c, p.PaneID, shell, home, 0)
+			if shell == "zsh" {
+				// The prompt keeps one B mark: the integration saw the user's.
+				personTypes(c.Tmx, p.PaneID, `print -r -- ${(q+)PS1}`)
+				l := waitCommands(t, c, p.PaneID, 7, ended)
+				var out cmdOutput
+				c.OK("get_command_output", map[string]any{"pane_id": p.PaneID, "id": l.Commands[6].ID}, &out)
+				if len(out.Lines) != 1 || strings.Count(out.Lines[0], "133;B") != 1 {
+					t.Errorf("PS1 is %q", out.Lines)
+				}
+			}
+		})
+	}
+}
+
 // TestCommandsRefusals: what list_commands, get_command_output and shell_integration refuse.
 func TestCommandsRefusals(t *testing.T) {
 	c := start(t)
