@@ -99,6 +99,7 @@ func (fs *follows) follow(ctx context.Context, ts *tmux.Server, pane string, fro
 	if err != nil {
 		return nil, err
 	}
+	off := w.Offset() // now, not when the reader starts: a new shell's first prompt may be next
 	fctx, cancel := context.WithCancel(context.Background())
 	f := &paneFollow{key: key, since: time.Now(), fromStart: fromStart, cancel: cancel, done: make(chan struct{}), w: w, used: time.Now(), adv: make(chan struct{})}
 	fs.mu.Lock()
@@ -124,7 +125,7 @@ func (fs *follows) follow(ctx context.Context, ts *tmux.Server, pane string, fro
 	f.h.NewStream(f.stream)
 	fs.m[key] = f
 	fs.mu.Unlock()
-	go f.run(fctx, ts, fs)
+	go f.run(fctx, ts, fs, off)
 	return f, nil
 }
 
@@ -198,13 +199,10 @@ func (f *paneFollow) touch() {
 }
 
 // run reads the pane's stream into the history until the pane is gone or the follow ends.
-func (f *paneFollow) run(ctx context.Context, ts *tmux.Server, fs *follows) {
+func (f *paneFollow) run(ctx context.Context, ts *tmux.Server, fs *follows, off int64) {
 	defer close(f.done)
 	f.mu.Lock()
 	w := f.w
-	f.mu.Unlock()
-	f.mu.Lock()
-	off := w.Offset()
 	f.advancedLocked(off)
 	f.mu.Unlock()
 	if !f.fromStart {
