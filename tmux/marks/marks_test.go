@@ -188,3 +188,23 @@ func TestTypedUnknownOrigin(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("\x1b]133;D;1;aid=3\x07\x1b]7;file://h/a%20b\x1b\\"), 5)
+	f.Add([]byte("\x1b]633;E;a\\x3bb\x07\x1b]6973;id;E;-1\x07"), 0)
+	f.Fuzz(func(t *testing.T, b []byte, split int) {
+		if split < 0 || split > len(b) {
+			split = 0
+		}
+		var p Parser
+		last := int64(-1)
+		emit := func(ev Event, next int) {
+			if ev.At < 0 || ev.End <= ev.At || ev.End > int64(len(b)) || ev.At < last {
+				t.Fatalf("event %+v out of order or range (len %d)", ev, len(b))
+			}
+			last = ev.End
+		}
+		p.Feed(b[:split], 0, emit)
+		p.Feed(b[split:], int64(split), emit)
+	})
+}
