@@ -17,7 +17,7 @@ import (
 func bufferTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "load_buffer", Title: "Load tmux Buffer", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annSHELL,
-			Description: "Store text in a new private tmux buffer and return its name, for paste_buffer. Deleted when this server exits.",
+			Description: "Store text in a new private tmux buffer for paste_buffer; deleted when this server exits.",
 			Input:       edits(pattern("logical_name", logicalNamePattern))},
 			loadBuffer),
 		define(spec{Name: "paste_buffer", Title: "Paste tmux Buffer", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,

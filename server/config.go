@@ -25,8 +25,11 @@ type Options struct {
 	Audit           string        // LIBTMUX_MCP_AUDIT: "stderr" or a file path
 	PipeRoot        string        // LIBTMUX_MCP_PIPE_ROOT
 	AllowWatched    bool          // LIBTMUX_MCP_ALLOW_WATCHED: runs may type into watched panes
-	Env             []string      // environment for tmux and for caller detection; nil: this process's
-	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
+	// ShellIntegration is the default of shell_integration on the tools that start a pane
+	// (LIBTMUX_MCP_SHELL_INTEGRATION).
+	ShellIntegration bool
+	Env              []string      // environment for tmux and for caller detection; nil: this process's
+	TmuxTimeout      time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
 	// Hosts are the other machines calls may reach (LIBTMUX_MCP_HOSTS); with none, no tool
 	// advertises a host argument.
 	Hosts []HostConfig

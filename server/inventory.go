@@ -23,7 +23,7 @@ import (
 func inventoryTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "list_servers", Title: "List tmux Servers", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List this user's live tmux servers (stale sockets skipped), then extra_socket_paths. Pass a server's socket_name to the other tools.",
+			Description: "List this user's live tmux servers, then extra_socket_paths.",
 			HostsNote:   "Then those of every configured host (host says where; an unreachable host is in unreachable_hosts)."},
 			listServers),
 		define(spec{Name: "list_sessions", Title: "List tmux Sessions", Tier: policy.ReadOnly, Ann: annRO,
@@ -31,7 +31,7 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listSessions),
 		define(spec{Name: "get_server_info", Title: "Get tmux Server Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients. Never starts one."},
+			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients."},
 			getServerInfo),
 		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Create a detached tmux session, starting the server if none runs. Its active_pane_id is ready for run_shell_command.",
@@ -42,7 +42,7 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listWindows),
 		define(spec{Name: "get_session_info", Title: "Get tmux Session Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe a session (by id, else exact name, else the first) and its windows."},
+			Description: "Describe a session and its windows."},
 			getSessionInfo),
 		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Create a window in a session, detached unless attach: at the next free index, or before or after the current one.",
@@ -53,20 +53,20 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe a window (by id, else index in the session, else the active one) and its panes."},
+			Description: "Describe a window and its panes."},
 			getWindowInfo),
 		define(spec{Name: "get_pane_info", Title: "Get tmux Pane Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a pane: geometry, tty, command, path, pid, title, flags. is_caller: the pane this MCP server runs in; is_watched: on a person's screen."},
 			getPaneInfo),
 		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
-			Description: "Split a pane (pane_id, else the window's active pane) into a new detached pane, optionally sized and running shell.",
+			Description: "Split a pane into a new detached pane, optionally sized and running shell.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), enum("direction", "above", "below", "left", "right"), def("direction", "below"), oneOfTypes("size", "string", "integer"))},
 			splitWindow),
 	}
 }
 
 const (
-	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex"
+	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i][starts|ends]with, in, nin (comma list), [i]regex"
 	envDesc     = "An object of strings, or its JSON"
 )
 
@@ -256,6 +256,7 @@ type createSessionIn struct {
 	Y                         *int    `json:"y,omitempty" jsonschema:"Height (cells)"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -291,6 +292,13 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 		args = append(args, "-y", strconv.Itoa(*in.Y))
 	}
 	args = append(args, envArgs...)
+	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, envArgs)
+	if err != nil {
+		return tmux.Session{}, err
+	}
+	if l != nil {
+		args = append(args, placeholder...)
+	}
 	// Spawned, not over control mode: new-session may have to start the server.
 	out, err := ts.Spawn(ctx, nil, args...)
 	if err != nil {
@@ -304,6 +312,15 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
 	}
 	c.srv.kickTopology(c.host, in.SocketName)
+	if l != nil {
+		pane, err := activePane(ctx, ts, out[0]+":")
+		if err == nil {
+			err = c.startIntegrated(ctx, ts, pane, l, in.StartDirectory)
+		}
+		if err != nil {
+			return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
+		}
+	}
 	return findSession(ctx, ts, out[0])
 }
 
@@ -391,6 +408,7 @@ type createWindowIn struct {
 	Direction                 *string `json:"direction,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -427,12 +445,28 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, nil, envArgs)
+	if err != nil {
+		return tmux.Window{}, err
+	}
+	if l != nil {
+		args = append(args, placeholder...)
+	}
 	out, err := t.ts.Command(ctx, args...)
 	if err != nil {
 		return tmux.Window{}, err
 	}
 	if len(out) == 0 {
 		return tmux.Window{}, fmt.Errorf("new-window printed no window id")
+	}
+	if l != nil {
+		pane, err := activePane(ctx, t.ts, out[0])
+		if err == nil {
+			err = c.startIntegrated(ctx, t.ts, pane, l, in.StartDirectory)
+		}
+		if err != nil {
+			return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
+		}
 	}
 	return findWindowNow(ctx, t.ts, out[0])
 }
@@ -553,6 +587,7 @@ type splitWindowIn struct {
 	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the default shell"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -652,7 +687,13 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
 	args = append(args, envArgs...)
-	if in.Shell != nil {
+	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, envArgs)
+	switch {
+	case err != nil:
+		return PaneInfo{}, err
+	case l != nil:
+		args = append(args, placeholder...)
+	case in.Shell != nil:
 		args = append(args, *in.Shell)
 	}
 	out, err := ts.Command(ctx, args...)
@@ -661,6 +702,11 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	}
 	if len(out) == 0 {
 		return PaneInfo{}, fmt.Errorf("split-window printed no pane id")
+	}
+	if l != nil {
+		if err := c.startIntegrated(ctx, ts, out[0], l, in.StartDirectory); err != nil {
+			return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
+		}
 	}
 	return c.paneByID(ctx, ts, out[0])
 }

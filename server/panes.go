@@ -18,18 +18,18 @@ import (
 func paneTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "select_pane", Title: "Select tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Make a pane active in its window: pane_id, or direction from it (else from the active pane). Returns that pane.",
+			Description: "Make a pane active in its window: pane_id, or direction from it (else from the active pane).",
 			Input:       edits(enum("direction", "up", "down", "left", "right", "last", "next", "previous"))},
 			selectPane),
 		define(spec{Name: "swap_pane", Title: "Swap tmux Panes", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annCREATE,
-			Description: "Swap two panes' places, also across windows. Returns the source pane."},
+			Description: "Swap two panes' places, also across windows."},
 			swapPane),
 		define(spec{Name: "resize_pane", Title: "Resize tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Resize a pane to width and/or height cells, or set zoom: true shows only this pane (a state, not a toggle; not with a size).",
 			Input:       edits(minimum("width", 1), minimum("height", 1))},
 			resizePane),
 		define(spec{Name: "set_pane_title", Title: "Set tmux Pane Title", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Set a pane's title, literally (# is never expanded)."},
+			Description: "Set a pane's title, literally."},
 			setPaneTitle),
 		define(spec{Name: "clear_pane", Title: "Clear tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
 			Description: "Clear a pane's screen and scrollback (a terminal reset; its program keeps running). Not this MCP server's own pane."},
@@ -42,7 +42,7 @@ func paneTools() []*Tool {
 			Description: "Leave copy mode (or any mode) in a pane."},
 			exitCopyMode),
 		define(spec{Name: "respawn_pane", Title: "Respawn tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annDESTR,
-			Description: "Restart a pane's program (same pane id), optionally with another shell, directory or environment. Not this MCP server's own pane.",
+			Description: "Restart a pane's program (same pane id). Not this MCP server's own pane.",
 			Input:       edits(def("kill", true), objectOrJSON("environment", envDesc), def("suppress_persistent_history", false))},
 			respawnPane),
 		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Destructive, Ann: annDESTR,
@@ -324,6 +324,7 @@ type respawnPaneIn struct {
 	StartDirectory            *string `json:"start_directory,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
 	SuppressPersistentHistory bool    `json:"suppress_persistent_history,omitempty"`
+	ShellIntegration          *bool   `json:"shell_integration,omitempty"`
 	Socket
 }
 
@@ -358,13 +359,28 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if in.StartDirectory != nil {
 		args = append(args, "-c", format.Escape(*in.StartDirectory))
 	}
-	args = append(args, envArgs...)
-	if in.Shell != nil {
-		args = append(args, *in.Shell)
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, in.Shell, envArgs)
+	switch {
+	case err != nil:
+		return PaneInfo{}, err
+	case l != nil:
+		// Followed before the new shell starts, so its first prompt is seen.
+		if _, err := c.srv.cmds.follow(ctx, t.ts, in.PaneID, true); err != nil {
+			return PaneInfo{}, fmt.Errorf("following pane %s: %w", in.PaneID, err)
+		}
+		args = append(append(args, l.envArgs...), l.Argv...)
+	default:
+		args = append(args, envArgs...)
+		if in.Shell != nil {
+			args = append(args, *in.Shell)
+		}
 	}
 	run := c.heldRun(ctx, t.ts, in.PaneID)
 	if _, err := t.ts.Command(ctx, args...); err != nil {
 		return PaneInfo{}, err
+	}
+	if l != nil {
+		_, _ = t.ts.Exec(ctx, []string{"set-option", "-p", "-t", in.PaneID, integrationOption, l.Shell})
 	}
 	c.endRun(ctx, run, "respawned") // the new process will never print the run's end
 	return c.paneByID(ctx, t.ts, in.PaneID)

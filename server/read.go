@@ -22,7 +22,7 @@ func readTools() []*Tool {
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("join_wrapped", false), def("escape_sequences", false))},
 			capturePane),
 		define(spec{Name: "capture_since", Title: "Capture New tmux Pane Output", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read only what a pane printed since cursor, from its live output, and a new cursor (no cursor: the screen and a first one). wait_ms > 0 waits for news instead of polling. lines_missed: output was lost.",
+			Description: "Read only what a pane printed since cursor, from its live output, and a new cursor (no cursor: the screen and a first one). wait_ms > 0 waits for news instead of polling.",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("max_bytes", 128000), minimum("max_bytes", 1), def("wait_ms", 0), minimum("wait_ms", 0))},
 			captureSince),
 		define(spec{Name: "search_panes", Title: "Search tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
@@ -172,8 +172,8 @@ func atoiOr0(s string) int {
 
 type capturePaneIn struct {
 	PaneTarget
-	Start           *int `json:"start,omitempty" jsonschema:"0: the top of the screen; negative: scrollback lines"`
-	End             *int `json:"end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	Start           *int `json:"start,omitempty"`
+	End             *int `json:"end,omitempty"`
 	MaxLines        *int `json:"max_lines,omitempty" jsonschema:"null keeps every line"`
 	JoinWrapped     bool `json:"join_wrapped,omitempty"`
 	EscapeSequences bool `json:"escape_sequences,omitempty"`

@@ -94,6 +94,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
 	}
 	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
+	noted := c.srv.cmds.noteRun(ctx, ts, p.PaneID, a.command)    // listed by list_commands
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
 		Snapshot: snap, PaneID: p.PaneID,
 		Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, AllowWatched: c.srv.opts.AllowWatched},
@@ -102,6 +103,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		Progress: c.runProgress(ctx, p.PaneID, a.timeout),
 	})
 	ended(res, err)
+	noted()
 	return p, res, refusal(a, err)
 }
 
@@ -417,7 +419,7 @@ type waitForRunOut struct {
 
 func waitForRunTool() *Tool {
 	return define(spec{Name: "wait_for_run", Title: "Wait for a Run in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-		Description: "Wait for the pane's last run (run_shell_command or run_command; a timed-out one keeps running) to end; return its exit status and output as run_command does.",
+		Description: "Wait for the pane's last run (run_shell_command or run_command) to end; return its exit status and output as run_command does.",
 		Input:       edits(def("timeout", 30.0), minimum("timeout", 0), minimum("max_lines", 1))},
 		waitForRun)
 }

@@ -21,7 +21,7 @@ import (
 func shotTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "screenshot_pane", Title: "Screenshot tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "A pane's screen as a PNG, as a person sees it (colours, attributes, cursor). For layout or colour (TUIs, diffs); for text, capture_pane is cheaper.",
+			Description: "A pane's screen as a PNG, as a person sees it. For layout or colour (TUIs, diffs); for text, capture_pane is cheaper.",
 			Input: edits(def("scale", 1.0), minimum("scale", minShotScale), maximum("scale", maxShotScale),
 				def("theme", "dark"), enum("theme", "dark", "light"), minimum("start", -maxShotHistory), maximum("start", 0))},
 			screenshotPane),

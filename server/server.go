@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/shellinteg"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/ssh"
@@ -42,7 +43,9 @@ type Server struct {
 
 	rec recordings // pane recordings (record.go)
 
-	elicitKeys stateKeys // signs the request states of calls that ask the user (elicit.go)
+	elicitKeys stateKeys        // signs the request states of calls that ask the user (elicit.go)
+	cmds       follows          // panes whose shell-integration marks are followed (follow.go, commands.go)
+	shellFiles shellinteg.Files // the shell integration's files (integration.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -275,6 +278,8 @@ func (s *Server) Close() {
 	s.rec.closeAll()
 	s.state.cleanup(ctx, s)
 	s.read.close()
+	s.cmds.closeAll()
+	s.shellFiles.Close()
 	s.mu.Lock()
 	s.closed = true
 	socks := s.sockets

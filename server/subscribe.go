@@ -145,6 +145,7 @@ func (sb *subscriptions) closeAll() {
 // pumpUpdates sends resources/updated for uri whenever the pane prints, at most once every
 // updateEvery: it blocks on the pane's live stream, so a quiet pane costs nothing.
 func (s *Server) pumpUpdates(ctx context.Context, ts *tmux.Server, pane, uri string) {
+	go s.cmds.follow(ctx, ts, pane, false) // a subscribed pane's commands are listed too (beside: it must not delay the pump)
 	for ctx.Err() == nil {
 		w, err := ts.WatchPane(ctx, pane)
 		if err != nil {

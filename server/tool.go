@@ -35,12 +35,19 @@ var (
 )
 
 func (a Annotations) mcp() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
+	ann := &mcp.ToolAnnotations{
 		ReadOnlyHint:    a.ReadOnly,
 		DestructiveHint: &a.Destructive,
 		IdempotentHint:  a.Idempotent,
 		OpenWorldHint:   &a.OpenWorld,
 	}
+	if a.ReadOnly && !a.Destructive {
+		// MCP: destructiveHint is meaningful only when readOnlyHint is false. Left out, it
+		// saves 24 bytes of tools/list per read-only tool (the SDK writes the other hints
+		// whatever their value).
+		ann.DestructiveHint = nil
+	}
+	return ann
 }
 
 // Tool is one tool: its declaration (the single source of truth for its name, tier, annotations

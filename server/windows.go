@@ -17,14 +17,14 @@ import (
 func windowTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "rename_session", Title: "Rename tmux Session", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Rename a session (by id, else exact name, else the first), literally."},
+			Description: "Rename a session, literally."},
 			renameSession),
 		define(spec{Name: "select_window", Title: "Select tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Make a window current in its session: window_id, window_index or direction. Returns it.",
+			Description: "Make a window current in its session: window_id, window_index or direction.",
 			Input:       edits(enum("direction", "next", "previous", "last"))},
 			selectWindow),
 		define(spec{Name: "rename_window", Title: "Rename tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Rename a window (by id, else index in the session, else the active one), literally."},
+			Description: "Rename a window, literally."},
 			renameWindow),
 		define(spec{Name: "select_layout", Title: "Select tmux Layout", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Arrange a window's panes: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or a window_layout string."},

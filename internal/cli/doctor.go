@@ -38,6 +38,7 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 		fmt.Fprintf(w, "socket:        %s (%s)\n", label, path)
 	}
 	ok = doctorServer(ctx, w, srv, ts) && ok
+	doctorMarks(ctx, w, ts, opts.ShellIntegration)
 	if res, err := srv.Call(ctx, "list_servers", json.RawMessage("{}")); err == nil && !res.IsError {
 		var out struct {
 			Servers     []server.ServerInfo
@@ -194,4 +195,40 @@ func callError(ctx context.Context, srv *server.Server, tool string) string {
 		}
 	}
 	return strings.ReplaceAll(b.String(), "\n", " ")
+}
+
+// doctorMarks says which panes have shell-integration marks (list_commands needs them): those
+// a tmux-mcp started with its integration, and those whose marks a tmux-mcp has seen (pane
+// options it sets, so that another process of it knows).
+func doctorMarks(ctx context.Context, w io.Writer, ts *tmux.Server, setting bool) {
+	out, err := ts.Query(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{@tmux_mcp_shell_integration} #{@tmux_mcp_marks_seen}"})
+	if err != nil {
+		return
+	}
+	var marked []string
+	none := 0
+	for _, l := range out[0] {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 2 && f[1] != "1":
+			marked = append(marked, fmt.Sprintf("%s (%s, tmux-mcp's integration)", f[0], f[1]))
+		case len(f) >= 2:
+			marked = append(marked, f[0]+" (its prompt's own)")
+		case len(f) == 1:
+			none++
+		}
+	}
+	def := "off"
+	if setting {
+		def = "on"
+	}
+	fmt.Fprintf(w, "shell marks:   %d panes with OSC 133 marks for list_commands%s; %d without any seen (shell_integration on new panes, default %s: LIBTMUX_MCP_SHELL_INTEGRATION)\n",
+		len(marked), listSuffix(marked), none, def)
+}
+
+func listSuffix(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(s, ", ")
 }

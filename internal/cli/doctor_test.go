@@ -26,6 +26,9 @@ func TestDoctorAnyEnvironment(t *testing.T) {
 		if code != 0 || strings.Contains(out, "FAILS") || !strings.Contains(out, "server:        running (pid ") {
 			t.Errorf("%s: doctor exited %d:\n%s%s", name, code, out, errs)
 		}
+		if !strings.Contains(out, "shell marks:   0 panes with OSC 133 marks for list_commands; 1 without any seen") {
+			t.Errorf("%s: doctor does not say which panes have marks:\n%s", name, out)
+		}
 		if !strings.Contains(out, "(not UTF-8): fine for tmux-mcp") {
 			t.Errorf("%s: doctor does not describe the locale:\n%s", name, out)
 		}

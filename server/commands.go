@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux/marks"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// commandTools: what people (and runs) ran in a pane, from its shell-integration marks.
+func commandTools() []*Tool {
+	return []*Tool{
+		define(spec{Name: "list_commands", Title: "List Commands", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "Commands a pane's shell ran (anyone's), newest last, with exit status and cwd, from OSC 133 marks.",
+			Input:       edits(def("limit", 20))},
+			listCommands),
+		define(spec{Name: "get_command_output", Title: "Command Output", Tier: policy.ReadOnly, Ann: annRO,
+			Description: "A list_commands command's output as clean lines, the newest max_lines kept.",
+			Input:       edits(def("max_lines", 500))},
+			getCommandOutput),
+	}
+}
+
+type listCommandsIn struct {
+	PaneTarget
+	Limit *int `json:"limit,omitempty"`
+	Socket
+}
+
+// CommandInfo is one command of a pane.
+type CommandInfo struct {
+	ID          int    `json:"id"`
+	Command     string `json:"command"`
+	ExitStatus  *int   `json:"exit_status"`
+	Cwd         string `json:"cwd"`
+	Started     string `json:"started"`
+	DurationMs  int64  `json:"duration_ms"`
+	OutputLines int    `json:"output_lines"`
+	Running     bool   `json:"running"`
+	ByServer    bool   `json:"by_server"`
+}
+
+type listCommandsOut struct {
+	PaneID   string        `json:"pane_id"`
+	Commands []CommandInfo `json:"commands"`
+	// Note says when this server began reading the pane, unless it read it from its shell's
+	// start: commands run before are unknown.
+	Note string `json:"note,omitempty"`
+}
+
+// noMarksHint says how to get marks into a pane.
+const noMarksHint = "Commands are listed from shell-integration marks (OSC 133): create the pane with shell_integration=true " +
+	"(or set LIBTMUX_MCP_SHELL_INTEGRATION=1), or turn on the shell integration of the user's prompt (starship, oh-my-posh, fish 4, " +
+	"or a terminal's: VS Code, WezTerm, kitty, Ghostty, iTerm2). Commands run after that are listed; capture_pane reads the screen meanwhile."
+
+// paneHistory resolves the pane, follows it, and returns its follow and a copy of its commands.
+func (c *Call) paneHistory(ctx context.Context, pt PaneTarget, sock *string) (*paneFollow, []marks.Command, error) {
+	t, err := c.pane(ctx, pt, sock)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := c.srv.cmds.follow(ctx, t.ts, t.pane.PaneID, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errNoStream, err)
+	}
+	f.caughtUp(ctx)
+	f.mu.Lock()
+	cmds := f.h.Commands(f.w.Offset())
+	saw := f.h.SawMarks()
+	f.mu.Unlock()
+	if len(cmds) == 0 && !saw {
+		return nil, nil, fail(noMarksHint, "pane %s has shown no shell-integration marks since this server began following it (%s; it follows a pane from the first call that names it, so commands typed before are unknown)",
+			t.pane.PaneID, f.since.UTC().Format(time.RFC3339))
+	}
+	return f, cmds, nil
+}
+
+func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommandsOut, error) {
+	f, cmds, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return listCommandsOut{}, err
+	}
+	out := listCommandsOut{PaneID: f.key.Pane, Commands: []CommandInfo{}}
+	older := 0
+	if limit := deref(in.Limit); limit > 0 && len(cmds) > limit {
+		older = len(cmds) - limit
+		cmds = cmds[len(cmds)-limit:]
+	}
+	now := time.Now()
+	for _, cm := range cmds {
+		end := cm.Ended
+		if cm.Running {
+			end = now
+		}
+		out.Commands = append(out.Commands, CommandInfo{
+			ID: cm.ID, Command: cm.Command, ExitStatus: cm.Status, Cwd: cm.Cwd,
+			Started: cm.Started.UTC().Format(time.RFC3339Nano), DurationMs: end.Sub(cm.Started).Milliseconds(),
+			OutputLines: cm.Lines, Running: cm.Running, ByServer: cm.ByServer,
+		})
+	}
+	var notes []string
+	if older > 0 {
+		notes = append(notes, fmt.Sprintf("%d older commands are kept (a larger limit lists them).", older))
+	}
+	if !f.fromStart {
+		notes = append(notes, "Listed since "+f.since.UTC().Format(time.RFC3339)+", when this server began following the pane; commands run before are unknown.")
+	}
+	out.Note = strings.Join(notes, " ")
+	return out, nil
+}
+
+// ---- get_command_output
+
+type commandOutputIn struct {
+	PaneTarget
+	ID       *int `json:"id,omitempty"`
+	Last     bool `json:"last,omitempty"`
+	MaxLines *int `json:"max_lines,omitempty"`
+	Socket
+}
+
+// CommandOutput is one command's output (list_commands has the rest of it).
+type CommandOutput struct {
+	ID    int      `json:"id"`
+	Lines []string `json:"lines"`
+	// DroppedLines are the older lines max_lines left out.
+	DroppedLines int `json:"dropped_lines"`
+	// OutputLost: part of the output is no longer held (the pane's stream buffer keeps its
+	// last 1 MiB), or was lost from the stream.
+	OutputLost bool `json:"output_lost"`
+}
+
+func getCommandOutput(ctx context.Context, c *Call, in *commandOutputIn) (CommandOutput, error) {
+	switch {
+	case in.ID == nil && !in.Last:
+		return CommandOutput{}, fail("Pass id (from list_commands), or last=true for the newest command.", "get_command_output needs id or last")
+	case in.ID != nil && in.Last:
+		return CommandOutput{}, fail("Pass id or last=true, not both.", "id and last both name a command")
+	}
+	f, cmds, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)
+	if err != nil {
+		return CommandOutput{}, err
+	}
+	if len(cmds) == 0 {
+		return CommandOutput{}, fail("Call it again once a command ran; list_commands lists them.", "no command has run in pane %s since this server began following it", f.key.Pane)
+	}
+	cm := cmds[len(cmds)-1]
+	if in.ID != nil {
+		i := *in.ID - cmds[0].ID
+		if i < 0 || i >= len(cmds) {
+			return CommandOutput{}, fail(fmt.Sprintf("Pass an id from list_commands: %d to %d are kept.", cmds[0].ID, cmds[len(cmds)-1].ID),
+				"id %d is not a kept command of pane %s", *in.ID, f.key.Pane)
+		}
+		cm = cmds[i]
+	}
+	body, lost := f.output(cm)
+	maxLines := deref(in.MaxLines)
+	fl := stream.Filter{SkipAlternate: true, KeepLast: maxLines}
+	fl.Write(body)
+	fl.Flush()
+	lines := fl.Lines()
+	if p := fl.Partial(); strings.TrimSpace(p) != "" {
+		lines = append(lines, p) // a blank one is a prompt's leftovers (zsh's PROMPT_SP)
+	}
+	dropped := fl.Dropped()
+	if maxLines > 0 && len(lines) > maxLines {
+		dropped += len(lines) - maxLines
+		lines = lines[len(lines)-maxLines:]
+	}
+	return CommandOutput{ID: cm.ID,
+		Lines: nonNil(lines), DroppedLines: dropped, OutputLost: lost || cm.Lost || fl.Truncated() > 0}, nil
+}
+
+// output reads a command's output from the pane's stream; lost says part of it is gone.
+func (f *paneFollow) output(cm marks.Command) (body []byte, lost bool) {
+	f.mu.Lock()
+	w, cur := f.w, f.stream
+	f.mu.Unlock()
+	if cm.Stream != cur {
+		return nil, true
+	}
+	n := cm.OutEnd - cm.OutStart
+	if n <= 0 {
+		return nil, false
+	}
+	data, _, missed, _ := w.Read(cm.OutStart, int(n))
+	if missed > 0 {
+		// Read counted from the oldest byte kept: drop what lies past the command's end.
+		if keep := n - missed; keep < int64(len(data)) {
+			data = data[:max(keep, 0)]
+		}
+	}
+	return data, missed > 0 || w.Gaps(cm.OutStart, cm.OutEnd) > 0
+}

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/shellinteg"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/format"
+)
+
+// integrationHint says what to do when a pane's shell cannot get the integration.
+const integrationHint = "Pass shell=\"bash\" (or zsh, fish) to start one of those, or drop shell_integration; list_commands then needs the user's prompt to emit OSC 133 marks."
+
+// launch is a new pane's shell started with the shell integration.
+type launch struct {
+	shellinteg.Launch
+	envArgs []string // -e flags: the call's environment and the integration's
+}
+
+// integration decides whether a new pane's shell gets the integration (arg, else the
+// LIBTMUX_MCP_SHELL_INTEGRATION setting) and how it starts: nil when it does not. shell is
+// the call's shell argument; envArgs its -e flags.
+func (c *Call) integration(ctx context.Context, ts *tmux.Server, arg *bool, shell *string, envArgs []string) (*launch, error) {
+	on := c.srv.opts.ShellIntegration
+	if arg != nil {
+		on = *arg
+	}
+	if !on {
+		return nil, nil
+	}
+	if _, name, err := c.srv.hostFor(c.host); err != nil || name != LocalHost {
+		return nil, fail("Drop shell_integration on another host; list_commands still reads the marks of a prompt that emits OSC 133 there.",
+			"shell_integration is only available for tmux on this machine (its files are written here)")
+	}
+	program, login, err := c.integrationShell(ctx, ts, shell)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.srv.shellFiles.Command(program, login, envValue(envArgs, "ZDOTDIR", c.srv.env("ZDOTDIR", "")))
+	if err != nil {
+		return nil, err
+	}
+	out := &launch{Launch: l, envArgs: slices.Clone(envArgs)}
+	for _, k := range slices.Sorted(maps.Keys(l.Env)) {
+		out.envArgs = append(out.envArgs, "-e", k+"="+l.Env[k])
+	}
+	return out, nil
+}
+
+// integrationShell finds the shell a new pane runs: shell when given (bash, zsh or fish, alone),
+// else tmux's default-command when set, else its default-shell, started as a login shell.
+func (c *Call) integrationShell(ctx context.Context, ts *tmux.Server, shell *string) (program string, login bool, err error) {
+	if shell != nil {
+		if f := strings.Fields(*shell); len(f) == 1 && shellinteg.Family(f[0]) != "" {
+			return f[0], false, nil
+		}
+		return "", false, fail("Pass shell as just bash, zsh or fish (a name or a path), or drop shell_integration to run it as given.",
+			"shell_integration: cannot add the integration to shell %q: it supports bash, zsh and fish started alone", truncate(*shell, 80))
+	}
+	cmd, def := "", c.srv.env("SHELL", "/bin/sh")
+	out, qerr := ts.Query(ctx, []string{"show-options", "-gqv", "default-command"}, []string{"show-options", "-gqv", "default-shell"})
+	switch {
+	case qerr == nil:
+		if len(out[0]) > 0 {
+			cmd = strings.TrimSpace(out[0][0])
+		}
+		if len(out[1]) > 0 && out[1][0] != "" {
+			def = out[1][0]
+		}
+	case !errors.Is(qerr, tmux.ErrServerNotRunning):
+		return "", false, qerr
+	}
+	if cmd != "" {
+		if f := strings.Fields(cmd); len(f) == 1 && shellinteg.Family(f[0]) != "" {
+			return f[0], false, nil
+		}
+		return "", false, fail(integrationHint, "shell_integration: not supported for tmux's default-command %q, which this server cannot see into", truncate(cmd, 80))
+	}
+	if shellinteg.Family(def) == "" {
+		return "", false, fail(integrationHint, "shell_integration: not supported for tmux's default-shell %s: only bash, zsh and fish have one", def)
+	}
+	return def, true, nil
+}
+
+// envValue returns the value of k among -e flags, else def.
+func envValue(envArgs []string, k, def string) string {
+	for i := 0; i+1 < len(envArgs); i += 2 {
+		if v, ok := strings.CutPrefix(envArgs[i+1], k+"="); ok && envArgs[i] == "-e" {
+			def = v
+		}
+	}
+	return def
+}
+
+// placeholder is what a pane made for the integration runs until its shell replaces it: it
+// prints nothing, so the pane is followed before its shell's first prompt.
+var placeholder = []string{"cat"}
+
+// startIntegrated follows a new pane from the start and replaces its placeholder with the
+// integrated shell; dir is the pane's start directory argument.
+func (c *Call) startIntegrated(ctx context.Context, ts *tmux.Server, pane string, l *launch, dir *string) error {
+	if _, err := c.srv.cmds.follow(ctx, ts, pane, true); err != nil {
+		return fmt.Errorf("following pane %s: %w", pane, err)
+	}
+	args := []string{"respawn-pane", "-k", "-t", pane}
+	if dir != nil {
+		args = append(args, "-c", format.Escape(*dir))
+	}
+	args = append(args, l.envArgs...)
+	args = append(args, l.Argv...)
+	_, err := ts.Exec(ctx, args, []string{"set-option", "-p", "-t", pane, integrationOption, l.Shell})
+	return err
+}
+
+// activePane returns the pane of a new window (its only one).
+func activePane(ctx context.Context, ts *tmux.Server, target string) (string, error) {
+	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", target, "#{pane_id}"})
+	if err != nil {
+		return "", err
+	}
+	if len(out[0]) != 1 || out[0][0] == "" {
+		return "", fmt.Errorf("%s: %w", target, tmux.ErrNotFound)
+	}
+	return out[0][0], nil
+}

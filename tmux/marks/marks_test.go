@@ -1,0 +1,210 @@
+package marks
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Event
+	}{
+		{"\x1b]133;A\x07", []Event{{Kind: Prompt}}},
+		{"\x1b]133;D;130\x1b\\", []Event{{Kind: Done, Status: 130, HasStatus: true}}},
+		{"\x1b]133;D\x07", []Event{{Kind: Done}}},
+		{"\x1b]133;D;0;aid=42\x07", []Event{{Kind: Done, HasStatus: true}}},
+		{"\x1b]133;A;cl=m;aid=7\x07", []Event{{Kind: Prompt}}},
+		{"\x1b]133;C;cmdline_url=echo%20one\x07", []Event{{Kind: Output, Cmdline: "echo one"}}},
+		{"\x1b]133;C;cmdline=ls -l\x07", []Event{{Kind: Output, Cmdline: "ls -l"}}},
+		{"\x1b]633;E;echo\\x3b hi\\\\;nonce\x07", []Event{{Kind: Line, Cmdline: `echo; hi\`}}},
+		{"\x1b]7;file://host/tmp/a%20b\x07", []Event{{Kind: Cwd, Path: "/tmp/a b"}}},
+		{"\x1b]7;http://x/y\x07", nil},
+		{"\x1b]6973;abc;S\x07\x1b]6973;abc;E;3\x07", []Event{{Kind: RunStart, RunID: "abc"}, {Kind: RunEnd, RunID: "abc", Status: 3, HasStatus: true}}},
+		{"\x1b]133;Z\x07\x1b]0;title\x07\x1b]133;B", nil},
+		{"\x1b]133;A\x18\x1b]133;B\x07", []Event{{Kind: Input}}},
+		{"\x1b]133;A\x1b[0m\x1b]133;B\x07", []Event{{Kind: Input}}},
+	} {
+		for split := 0; split <= len(tc.in); split++ {
+			var p Parser
+			var got []Event
+			emit := func(ev Event, _ int) { ev.At, ev.End = 0, 0; got = append(got, ev) }
+			p.Feed([]byte(tc.in[:split]), 0, emit)
+			p.Feed([]byte(tc.in[split:]), int64(split), emit)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%q split %d: got %+v, want %+v", tc.in, split, got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("%q split %d: got %+v, want %+v", tc.in, split, got[i], tc.want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestParseOffsets(t *testing.T) {
+	var p Parser
+	in := "ab\x1b]133;C\x07out"
+	var ev Event
+	var next int
+	p.Feed([]byte(in), 100, func(e Event, n int) { ev, next = e, n })
+	if ev.At != 102 || ev.End != 110 || next != 10 {
+		t.Fatalf("got at %d end %d next %d", ev.At, ev.End, next)
+	}
+}
+
+const (
+	mA = "\x1b]133;A\x07"
+	mB = "\x1b]133;B\x07"
+	mC = "\x1b]133;C\x07"
+)
+
+func mD(s string) string { return "\x1b]133;D;" + s + "\x07" }
+
+func TestHistory(t *testing.T) {
+	stream := "\x1b]7;file://h/home/u\x07" + mA + "$ " + mB + "echo one\r\n" + mC + "one\r\n" + mD("0") +
+		mA + "$ " + mB + "falx\x08\x1b[Kse\r\n" + mC + mD("1") +
+		mA + "$ " + mB + "\r\n" + mD("0") + // an empty line
+		mA + "$ " + mB + "cd /tmp\r\n" + mC + mD("0") + "\x1b]7;file://h/tmp\x07" +
+		mA + "$ " + mB + "sleep 100\r\n" + mC + "^C\r\n" + mD("130") + mD("130") + // doubled D
+		mA + "$ " + mB + "\x1b]133;C;cmdline_url=make%20all\x07" + "partial"
+	for split := 0; split < len(stream); split += 7 {
+		var h History
+		h.Write([]byte(stream[:split]), 0, time.Now())
+		h.Write([]byte(stream[split:]), int64(split), time.Now())
+		cmds := h.Commands(int64(len(stream)))
+		type row struct {
+			cmd    string
+			status int
+			cwd    string
+			lines  int
+		}
+		want := []row{{"echo one", 0, "/home/u", 1}, {"false", 1, "/home/u", 0}, {"cd /tmp", 0, "/home/u", 0},
+			{"sleep 100", 130, "/tmp", 1}, {"make all", -1, "/tmp", 1}}
+		if len(cmds) != len(want) {
+			t.Fatalf("split %d: %d commands: %+v", split, len(cmds), cmds)
+		}
+		for i, w := range want {
+			c := cmds[i]
+			st := -1
+			if c.Status != nil {
+				st = *c.Status
+			}
+			if c.Command != w.cmd || st != w.status || c.Cwd != w.cwd || c.ID != i+1 || (c.Lines != w.lines && i != 4) {
+				t.Fatalf("split %d: command %d = %+v (status %d), want %+v", split, i, c, st, w)
+			}
+		}
+		if got := stream[cmds[0].OutStart:cmds[0].OutEnd]; got != "one\r\n" {
+			t.Fatalf("split %d: output %q", split, got)
+		}
+		if last := cmds[4]; !last.Running || stream[last.OutStart:last.OutEnd] != "partial" {
+			t.Fatalf("split %d: last %+v", split, last)
+		}
+	}
+}
+
+func TestHistoryRuns(t *testing.T) {
+	var h History
+	h.Runs("ls /")
+	run := "\x1b]6973;r1;S\x07bin\r\n\x1b]6973;r1;E;2\x07"
+	// Within a marked wrapper line, and in a shell without marks.
+	for _, s := range []string{mA + mB + "{ . /x; }\r\n" + mC + run + mD("2") + mA, run} {
+		h = History{}
+		h.Runs("ls /")
+		h.Write([]byte(s), 0, time.Now())
+		cmds := h.Commands(0)
+		if len(cmds) != 1 || !cmds[0].ByServer || cmds[0].Command != "ls /" || *cmds[0].Status != 2 || s[cmds[0].OutStart:cmds[0].OutEnd] != "bin\r\n" {
+			t.Fatalf("%q: %+v", s, cmds)
+		}
+	}
+}
+
+func TestHistoryBound(t *testing.T) {
+	h := History{Max: 3}
+	for range 5 {
+		h.Write([]byte(mB+"x\r\n"+mC+mD("0")), 0, time.Now())
+	}
+	cmds := h.Commands(0)
+	if len(cmds) != 3 || cmds[0].ID != 3 || cmds[2].ID != 5 {
+		t.Fatalf("%+v", cmds)
+	}
+}
+
+func TestTyped(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"echo one\r\n", "echo one"},
+		{"\x1b[1mecho\x1b[0m one", "echo one"},
+		{"eco\x08\x08ch\x1b[Ko", "echo"},
+		{"abc\x1b[2Dx", "axc"},
+		{"for i in 1\r\n> do\r\n", "for i in 1\n> do"},
+		{"ls\x1b[3Cx", "ls   x"},
+		{"héllo wörld", "héllo wörld"},
+		{"abc\x1b[1G\x1b[Pz", "zc"},
+	} {
+		var ty typed
+		ty.write([]byte(tc.in))
+		if got := ty.text(); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func FuzzHistory(f *testing.F) {
+	f.Add([]byte(mA+mB+"echo one\r\n"+mC+"one\r\n"+mD("0")), 3)
+	f.Add([]byte("\x1b]7;file://h/tmp\x07\x1b]6973;x;S\x07\x1b]6973;x;E;1\x07"), 1)
+	f.Add([]byte("\x1b]133;C;cmdline_url=%zz\x1b\\\x1b]633;E;\\x4\x07"), 0)
+	f.Fuzz(func(t *testing.T, b []byte, split int) {
+		var h History
+		h.Max = 4
+		if split < 0 || split > len(b) {
+			split = len(b) / 2
+		}
+		h.Write(b[:split], 0, time.Time{})
+		h.Write(b[split:], int64(split), time.Time{})
+		for _, c := range h.Commands(int64(len(b))) {
+			if c.OutStart < 0 || c.OutEnd < c.OutStart || c.OutEnd > int64(len(b)) {
+				t.Fatalf("bad range %d..%d of %d", c.OutStart, c.OutEnd, len(b))
+			}
+			if strings.ContainsRune(c.Command, 0x1b) {
+				t.Fatalf("escape in command %q", c.Command)
+			}
+		}
+	})
+}
+
+// TestTypedUnknownOrigin: a reader that came in at a fish prompt sees the first key drawn at
+// the cursor, then the editor's redraws from the screen's start.
+func TestTypedUnknownOrigin(t *testing.T) {
+	var ty typed
+	ty.write([]byte("e\r\x1b[22Cecho \r\x1b[27Cone\r\x1b[30C\b\b\b\b\b\b\b\b\x1b[34mecho\x1b[m one\r\n"))
+	if got := ty.text(); got != "echo one" {
+		t.Fatalf("got %q", got)
+	}
+	ty = typed{}
+	ty.write([]byte("echo one\r\n")) // bash: no redraw
+	if got := ty.text(); got != "echo one" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("\x1b]133;D;1;aid=3\x07\x1b]7;file://h/a%20b\x1b\\"), 5)
+	f.Add([]byte("\x1b]633;E;a\\x3bb\x07\x1b]6973;id;E;-1\x07"), 0)
+	f.Fuzz(func(t *testing.T, b []byte, split int) {
+		if split < 0 || split > len(b) {
+			split = 0
+		}
+		var p Parser
+		last := int64(-1)
+		emit := func(ev Event, next int) {
+			if ev.At < 0 || ev.End <= ev.At || ev.End > int64(len(b)) || ev.At < last {
+				t.Fatalf("event %+v out of order or range (len %d)", ev, len(b))
+			}
+			last = ev.End
+		}
+		p.Feed(b[:split], 0, emit)
+		p.Feed(b[split:], int64(split), emit)
+	})
+}
