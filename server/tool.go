@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -368,7 +369,7 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 		// Its JSON is written once, as structured content, by the JSON-RPC layer.
 		text = tx.Text()
 	} else {
-		b, err := json.Marshal(out)
+		b, err := marshalText(out)
 		if err != nil {
 			return errorResult(c.Tool.Name, fmt.Errorf("encoding the result: %w", err))
 		}
@@ -422,4 +423,16 @@ func seeded(sp spec) spec {
 	sp.Description, sp.InputJSON, sp.OutputJSON = sd.Description, string(sd.InputSchema), string(sd.OutputSchema)
 	sp.NoOutputSchema = sd.OutputSchema == nil
 	return sp
+}
+
+// marshalText is json.Marshal without HTML escaping, for the text half of a result: a model
+// reads `2>&1` and `>>> ` there, not `2\u003e\u00261` (the same JSON string, more tokens).
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
