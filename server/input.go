@@ -23,7 +23,7 @@ import (
 func inputTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Type into a pane: text (then Enter unless enter=false), or space-separated tmux key names (C-c, Escape, Up, BTab, F1...), never both; literal types anything as text. For a command's status and output use run_shell_command; to see output, wait_for_text.",
+			Description: "Type into a pane: text, then Enter unless enter=false; tmux key names (C-c, Escape, Up, BTab, F1) as keys, never followed by Enter. Keys and text mix as in tmux send-keys when the string starts or ends with a key: \"Escape :wq Enter\". literal types anything as text. For status and output use run_shell_command.",
 			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
 		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
@@ -105,11 +105,12 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 // keysSend is one validated send_keys: what to send and how.
 type keysSend struct {
 	plan     keys.Plan
-	enter    bool
+	enter    bool // Enter after the plan: asked for, and the plan ends with text
 	suppress bool
 }
 
-// prepareKeys validates keys before any target is resolved.
+// prepareKeys validates keys before any target is resolved. Enter follows text, never key
+// names: "Escape" or "C-c" alone sends only that key.
 func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
 	if err := checkInputText("keys", text, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
 		return keysSend{}, err
@@ -118,10 +119,10 @@ func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
 	if err != nil {
 		return keysSend{}, err
 	}
-	if !plan.IsKeys() && plan.Text == "" && !enter {
+	if len(plan.Parts) == 0 && !enter {
 		return keysSend{}, fail("Pass the text or key names to send in keys, or enter=true to press Enter.", "nothing to send: keys is empty and enter is false")
 	}
-	return keysSend{plan: plan, enter: enter, suppress: suppress}, nil
+	return keysSend{plan: plan, enter: enter && plan.EndsWithText(), suppress: suppress}, nil
 }
 
 // interruptOnly reports whether the send is only interrupt keys.
@@ -129,7 +130,7 @@ func (s keysSend) interruptOnly() bool {
 	if !s.plan.IsKeys() || s.enter {
 		return false
 	}
-	for _, k := range s.plan.Keys {
+	for _, k := range s.plan.Keys() {
 		if !interruptKeys[k] {
 			return false
 		}
@@ -137,48 +138,46 @@ func (s keysSend) interruptOnly() bool {
 	return true
 }
 
-// commands builds the tmux command list (sent as one line: one instant) and the echo inputs.
+// commands builds the tmux command list (sent as one line: one instant), the echo inputs and
+// a description of what is sent, e.g. `keys Escape + text ":q!" + keys Enter`.
 func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 	var cmds [][]string
 	var typed []echo.Input
-	var desc string
-	if s.plan.IsKeys() {
-		names := append([]string{}, s.plan.Keys...)
-		for _, k := range names {
-			typed = append(typed, echo.Input{Key: k})
+	var desc []string
+	parts := s.plan.Parts
+	for i := 0; i < len(parts); i++ {
+		if parts[i].Key != "" {
+			names := []string{}
+			for ; i < len(parts) && parts[i].Key != ""; i++ {
+				names = append(names, parts[i].Key)
+				typed = append(typed, echo.Input{Key: parts[i].Key})
+			}
+			i--
+			cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
+			desc = append(desc, "keys "+strings.Join(names, " "))
+			continue
 		}
-		if s.enter {
-			names = append(names, "Enter")
-			typed = append(typed, echo.Input{Key: "Enter"})
-		}
-		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
-		desc = "keys " + strings.Join(names, " ")
-	} else {
-		text := s.plan.Text
-		if s.suppress && text != "" {
+		text := parts[i].Text
+		if s.suppress && i == 0 {
 			text = " " + text
 		}
 		cmds = append(cmds, keys.Literal(pane, text)...)
 		typed = append(typed, echo.Input{Text: text})
-		desc = fmt.Sprintf("text %q", truncate(text, 80))
-		if s.enter {
-			cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
-			typed = append(typed, echo.Input{Key: "Enter"})
-			desc += " + Enter"
-		}
+		desc = append(desc, fmt.Sprintf("text %q", truncate(text, 80)))
 	}
-	return cmds, typed, desc
+	if s.enter {
+		cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
+		typed = append(typed, echo.Input{Key: "Enter"})
+		desc = append(desc, "Enter")
+	}
+	return cmds, typed, strings.Join(desc, " + ")
 }
 
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
 	cmds, typed, desc := s.commands(t.pane.PaneID)
-	text := ""
-	if !s.plan.IsKeys() {
-		text = s.plan.Text
-	}
-	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, text, func() error {
+	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, s.plan.Text(), func() error {
 		id, err := t.ts.Identity(ctx)
 		if err != nil {
 			return err

@@ -1,0 +1,85 @@
+package e2e
+
+// Issue 22: an agent's ordinary day, each trap driven through the built binary as an agent
+// would meet it.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVimQuitWithKeysAndText: "Escape :q! Enter" quits vim (keys and text mixed as tmux's
+// send-keys reads them), key names alone get no Enter, and ordinary text that holds a key word
+// is typed as it is.
+func TestVimQuitWithKeysAndText(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	file := filepath.Join(t.TempDir(), "f.txt")
+	if err := os.WriteFile(file, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "vim -u NONE -N " + file}, nil)
+	screenHas(c, pane, "original")
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "i", "enter": false}, nil)
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "damage", "enter": false}, nil)
+	screenHas(c, pane, "damageoriginal")
+	var r sendResult
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "Escape :q! Enter", "enter": false}, &r)
+	if r.Sent != `keys Escape + text ":q!" + keys Enter` {
+		t.Errorf("sent = %q", r.Sent)
+	}
+	c.Tmx.WaitFor(pane, func(string) bool {
+		return c.Tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") == "bash"
+	})
+	if b, _ := os.ReadFile(file); string(b) != "original\n" {
+		t.Errorf("the file was changed: %q", b)
+	}
+
+	// A key name alone: no Enter after it (the default enter=true is for text).
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "clear"}, nil)
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo one", "enter": false}, nil)
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "Escape"}, &r)
+	if r.Sent != "keys Escape" {
+		t.Errorf("Escape sent %q", r.Sent)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "C-c"}, &r)
+	if r.Sent != "keys C-c" {
+		t.Errorf("C-c sent %q", r.Sent)
+	}
+	// Text with key words is text, followed by Enter; one character is text too.
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo Up to date"}, &r)
+	if r.Sent != `text "echo Up to date" + Enter` {
+		t.Errorf("sent %q", r.Sent)
+	}
+	screenHas(c, pane, "\nUp to date")
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "read -p 'Proceed? ' x; echo \"got=$x\""}, nil)
+	screenHas(c, pane, "Proceed? ")
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "y"}, &r)
+	if r.Sent != `text "y" + Enter` {
+		t.Errorf("y sent %q", r.Sent)
+	}
+	screenHas(c, pane, "got=y")
+	// literal=true types key names as text.
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo Escape", "literal": true}, nil)
+	screenHas(c, pane, "\nEscape")
+	// A look-alike among keys and text is refused with the tmux spelling.
+	if msg := c.Fail("send_keys", map[string]any{"pane_id": pane, "keys": "Esc :wq Enter"}); !strings.Contains(msg, "Escape") {
+		t.Errorf("look-alike refusal: %s", msg)
+	}
+}
+
+// TestResultTextNotHTMLEscaped: the text half of a result keeps <, > and & as they are.
+func TestResultTextNotHTMLEscaped(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	res := c.Call("run_command", map[string]any{"pane_id": pane, "command": `echo '<a href="x">&amp;</a>' 2>&1`})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	got := text(res)
+	if strings.Contains(got, `\u003c`) || strings.Contains(got, `\u0026`) || !strings.Contains(got, `<a href=\"x\">&amp;</a>`) {
+		t.Errorf("text = %s", got)
+	}
+}
