@@ -83,3 +83,42 @@ func TestResultTextNotHTMLEscaped(t *testing.T) {
 		t.Errorf("text = %s", got)
 	}
 }
+
+type startedWait struct {
+	waitResult
+	StartedFrom string `json:"started_from"`
+}
+
+// TestWaitStartsAtLastInput: a wait without a cursor sees what the pane printed between the
+// send_keys and the wait (python's answer and its next prompt), says where it started, and a
+// second wait does not match the same output again; an explicit cursor still wins.
+func TestWaitStartsAtLastInput(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "python3 -q"}, nil)
+	var w startedWait
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{">>> "}, "timeout": 20}, &w)
+	if !w.Found || w.StartedFrom != "last_input" {
+		t.Fatalf("python's prompt: %+v", w)
+	}
+	var sent struct {
+		Cursor string `json:"cursor"`
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "print(sum(range(101)))"}, &sent)
+	screenHas(c, pane, "5050\n>>>") // the answer and the prompt are printed before the wait
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{">>> "}, "timeout": 10}, &w)
+	if !w.Found || w.StartedFrom != "last_input" || !strings.Contains(strings.Join(w.Tail, "\n"), "5050") {
+		t.Errorf("wait after the answer: %+v", w)
+	}
+	// The next wait starts where that one ended: the same prompt is not matched again.
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{"5050"}, "timeout": 0.5}, &w)
+	if w.Found || w.StartedFrom != "last_wait" {
+		t.Errorf("second wait: %+v", w)
+	}
+	// An explicit cursor wins: the one from before the input sees the answer again.
+	c.OK("wait_for_text", map[string]any{"cursor": sent.Cursor, "patterns": []string{"5050"}, "timeout": 10}, &w)
+	if !w.Found || w.StartedFrom != "cursor" {
+		t.Errorf("wait with the send's cursor: %+v", w)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "exit()"}, nil)
+}

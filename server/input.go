@@ -93,7 +93,9 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	}
 	cur := ""
 	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
-		cur = cursor.New(k.Daemon, t.pane, e.Gen(), e.Watch().Offset()).Encode()
+		off := e.Watch().Offset()
+		cur = cursor.New(k.Daemon, t.pane, e.Gen(), off).Encode()
+		c.srv.state.marks.input(k, e.Gen(), off)
 		defer c.srv.read.live.Release(e)
 	}
 	if busy && toRun {

@@ -23,7 +23,7 @@ import (
 func waitTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "wait_for_text", Title: "Wait for Text in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-			Description: "Block until NEW pane output matches one of patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, the pane dies, quiet_ms of silence, or timeout. Text already shown is matched_at_entry, never a match; our own typing is ignored. Woken by tmux: wait, do not poll. Its cursor continues in the next wait or capture_since.",
+			Description: "Block until new pane output matches one of patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, the pane dies, quiet_ms of silence, or timeout. New: since cursor, else since this server's last input to the pane or last wait there (started_from). Our own typing is ignored. Woken by tmux: do not poll.",
 			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0), minimum("quiet_ms", 1),
 				describeProp("patterns", "null: any new output"),
 				describeProp("stop", "Ends the wait as stopped; checked first"))},
@@ -83,6 +83,7 @@ type waitForTextOut struct {
 	EffectiveTimeout float64  `json:"effective_timeout" jsonschema:"the timeout used, in seconds, after clamping to the wait ceiling"`
 	Cursor           string   `json:"cursor" jsonschema:"resume point: pass it to the next wait_for_text (or capture_since) to see only what follows this call's last line"`
 	QuietMs          int      `json:"quiet_ms" jsonschema:"how long the pane had printed nothing when the wait ended, in milliseconds"`
+	StartedFrom      string   `json:"started_from" jsonschema:"call, cursor, last_input (this server's last input to the pane) or last_wait"`
 	LinesMissed      bool     `json:"lines_missed" jsonschema:"output may have been lost: the pane printed more than the stream buffer holds, or the cursor's stream was closed (the wait then started at the call); false normally"`
 }
 
@@ -111,7 +112,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		}
 	}
 	w := &textWait{c: c, t: t, id: id, key: paneKey{Daemon: id, Pane: t.pane.PaneID}, m: m, start: start, lastOutput: start, eff: eff,
-		out: waitForTextOut{PaneID: t.pane.PaneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}}
+		out: waitForTextOut{PaneID: t.pane.PaneID, StartedFrom: fromCall, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}}
 	if t.pane.PaneDead && cur == nil {
 		w.out.Outcome = waitmatch.PaneDied
 		return w.finish()
@@ -166,8 +167,11 @@ func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
 		return fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w: %w", w.t.pane.PaneID, errNoStream, err)
 	}
 	w.e = e
-	off := e.Watch().Offset()
+	off, from := w.c.srv.state.marks.start(w.key, e.Gen(), e.Watch().Offset())
+	w.out.StartedFrom = from
 	if cur != nil {
+		w.out.StartedFrom = fromCursor
+		off = e.Watch().Offset()
 		if cur.Gen == e.Gen() {
 			off = cur.Offset
 		} else {
@@ -177,7 +181,7 @@ func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
 		}
 	}
 	w.m.Echoes = func() echo.Set { return w.c.srv.state.echo.Echoes(w.key, time.Now()) }
-	if len(w.m.Pats) > 0 {
+	if len(w.m.Pats) > 0 && off == e.Watch().Offset() {
 		if screen, err := w.t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", w.t.pane.PaneID}); err == nil {
 			w.out.MatchedAtEntry = w.m.OnScreen(screen[0])
 		}
@@ -294,6 +298,7 @@ func (w *textWait) timedOut(ctx context.Context) (waitForTextOut, error) {
 func (w *textWait) end() (waitForTextOut, error) {
 	if w.e != nil {
 		w.out.Cursor = cursor.New(w.id, w.t.pane, w.e.Gen(), w.at).Encode()
+		w.c.srv.state.marks.waited(w.key, w.e.Gen(), w.at)
 	}
 	w.out.Tail, w.out.SawNewOutput = w.m.Tail(), w.m.Saw()
 	return w.finish()
