@@ -122,3 +122,27 @@ func TestWaitStartsAtLastInput(t *testing.T) {
 	}
 	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "exit()"}, nil)
 }
+
+// TestWaitOnVimShowsScreenRows: a wait on a pane in vim shows the screen's rows, not the raw
+// output's cursor motion.
+func TestWaitOnVimShowsScreenRows(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("first line\nsecond line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "vim -u NONE -N " + file}, nil)
+	var w startedWait
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{"second line"}, "timeout": 20}, &w)
+	if !w.Found {
+		t.Fatalf("vim's text: %+v", w)
+	}
+	screenHas(c, pane, "notes.txt")
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "timeout": 0.3}, &w)
+	tail := strings.Join(w.Tail, "\n")
+	if !strings.Contains(tail, "first line\nsecond line") || strings.Contains(tail, "\uFFFD") || strings.Contains(tail, "~") {
+		t.Errorf("tail on the alternate screen: %q", w.Tail)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "Escape :q! Enter"}, nil)
+}

@@ -89,6 +89,9 @@ func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinc
 		return CaptureSinceOut{}, err
 	}
 	out.EffectiveWaitMs = int(wait / time.Millisecond)
+	if rows, ok := altScreenRows(t.ts, p.PaneID); ok && cur != nil && len(out.Lines) > 0 {
+		out.Lines = rows // a full-screen program's output is cursor motion: show its screen
+	}
 	// null (nil) means no limit, as limitTail reads 0.
 	out.Lines, out.TruncatedLines, out.TruncatedBytes = limitTail(out.Lines, deref(in.MaxLines), deref(in.MaxBytes))
 	out.Truncated = out.TruncatedLines > 0 || out.TruncatedBytes > 0

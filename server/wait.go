@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -301,7 +302,34 @@ func (w *textWait) end() (waitForTextOut, error) {
 		w.c.srv.state.marks.waited(w.key, w.e.Gen(), w.at)
 	}
 	w.out.Tail, w.out.SawNewOutput = w.m.Tail(), w.m.Saw()
+	if rows, ok := altScreenRows(w.t.ts, w.t.pane.PaneID); ok {
+		// A full-screen program's output is cursor motion, not lines: show its screen.
+		w.out.Tail = waitmatch.BoundLines(rows)
+		if w.out.Outcome == waitmatch.AnyOutput {
+			w.out.MatchedLines = w.out.Tail
+		}
+	}
 	return w.finish()
+}
+
+// altScreenRows returns the rows of the pane's screen when it shows the alternate screen (vim,
+// less, top), without trailing blanks and without the rows of a lone "~" (the filler of vim
+// and less past the end of the text); ok is false on the normal screen.
+func altScreenRows(ts *tmux.Server, pane string) ([]string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{alternate_on}"}, []string{"capture-pane", "-p", "-t", pane})
+	if err != nil || len(out) != 2 || len(out[0]) != 1 || out[0][0] != "1" {
+		return nil, false
+	}
+	rows := make([]string, 0, len(out[1]))
+	for _, r := range out[1] {
+		r = strings.TrimRight(r, " ")
+		if r != "~" {
+			rows = append(rows, r)
+		}
+	}
+	return trimBlankTail(rows), true
 }
 
 func (w *textWait) finish() (waitForTextOut, error) {
