@@ -4,6 +4,7 @@ package e2e
 // would meet it.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,4 +146,40 @@ func TestWaitOnVimShowsScreenRows(t *testing.T) {
 		t.Errorf("tail on the alternate screen: %q", w.Tail)
 	}
 	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "Escape :q! Enter"}, nil)
+}
+
+// TestSearchFindsScrollback: search_panes reads the scrollback by default, and each match's
+// line number is capture_pane's own: start and end at it return that line.
+func TestSearchFindsScrollback(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo needle-$((40+2)); seq 1 50"}, nil)
+	screenHas(c, pane, "\n50\n")
+	var out struct {
+		Matches []struct {
+			PaneID       string   `json:"pane_id"`
+			MatchedLines []string `json:"matched_lines"`
+			LineNumbers  []int    `json:"line_numbers"`
+		} `json:"matches"`
+	}
+	c.OK("search_panes", map[string]any{"pattern": "needle-42"}, &out)
+	if len(out.Matches) != 1 || len(out.Matches[0].LineNumbers) != 1 || out.Matches[0].MatchedLines[0] != "needle-42" {
+		t.Fatalf("search: %+v", out)
+	}
+	n := out.Matches[0].LineNumbers[0]
+	if n >= 0 {
+		t.Errorf("needle-42 is in the scrollback, got line %d", n)
+	}
+	var cap struct {
+		Lines []string `json:"lines"`
+	}
+	res := c.Call("capture_pane", map[string]any{"pane_id": pane, "start": n, "end": n})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &cap)
+	if !strings.Contains(string(b), "needle-42") {
+		t.Errorf("capture_pane start=end=%d: %s", n, b)
+	}
 }

@@ -26,7 +26,7 @@ func readTools() []*Tool {
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("max_bytes", 128000), minimum("max_bytes", 1), def("wait_ms", 0), minimum("wait_ms", 0))},
 			captureSince),
 		define(spec{Name: "search_panes", Title: "Search tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Search every pane's text (or a session's) for pattern: literal, or RE2 with regex; case-insensitive unless match_case. The screen, or content_start to content_end (negative: scrollback). Paged by offset and limit.",
+			Description: "Search every pane's text (or a session's) for pattern: literal, or RE2 with regex; case-insensitive unless match_case. The screen and the last 2000 lines of scrollback, or content_start to content_end; line_numbers are capture_pane's start/end. Paged by offset and limit.",
 			Input:       edits(def("regex", false), def("match_case", false), def("max_matched_lines_per_pane", 50), minimum("max_matched_lines_per_pane", 1), def("limit", 500), minimum("limit", 1), def("offset", 0), minimum("offset", 0))},
 			searchPanes),
 		define(spec{Name: "display_message", Title: "Expand a tmux Format", Tier: policy.ReadOnly, Ann: annRO,
