@@ -183,3 +183,20 @@ func TestSearchFindsScrollback(t *testing.T) {
 		t.Errorf("capture_pane start=end=%d: %s", n, b)
 	}
 }
+
+// TestAnswerKeepsLineStructure: the echo of an answer is left out of a run's output, and the
+// line break after it stays: the prompt and the next line stay two lines.
+func TestAnswerKeepsLineStructure(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	out := c.run(pane, `read -p 'Proceed? ' x; echo "got $x"`, "timeoutMs", 500)
+	if out.Outcome != "timed_out" {
+		t.Fatalf("%+v", out)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "y", "to_running_command": true}, nil)
+	var w waitRunOut
+	c.OK("wait_for_run", map[string]any{"pane_id": pane, "timeout": 10}, &w)
+	if len(w.Output) != 2 || strings.TrimRight(w.Output[0], " ") != "Proceed?" || w.Output[1] != "got y" {
+		t.Fatalf("output %q, want [\"Proceed? \", \"got y\"]", w.Output)
+	}
+}
