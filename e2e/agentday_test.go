@@ -200,3 +200,23 @@ func TestAnswerKeepsLineStructure(t *testing.T) {
 		t.Fatalf("output %q, want [\"Proceed? \", \"got y\"]", w.Output)
 	}
 }
+
+// TestUnknownArgumentSuggests: every tool names the argument an unknown one most likely meant.
+func TestUnknownArgumentSuggests(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"run_shell_command", map[string]any{"pane_id": pane, "command": "true"}, `did you mean "paneId"?`},
+		{"send_keys", map[string]any{"paneId": pane, "keys": "true"}, `did you mean "pane_id"?`},
+		{"wait_for_text", map[string]any{"pane_id": pane, "pattern": "x"}, `did you mean "patterns"?`},
+		{"capture_pane", map[string]any{"pane_id": pane, "maxLines": 3}, `did you mean "max_lines"?`},
+	} {
+		if msg := c.Fail(tc.tool, tc.args); !strings.Contains(msg, tc.want) {
+			t.Errorf("%s(%v): %s", tc.tool, tc.args, msg)
+		}
+	}
+}

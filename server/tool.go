@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 )
@@ -295,8 +296,20 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
+		var meant []string
+		for _, u := range unknown {
+			if c := hint.Closest(u, t.args); c != "" && len(unknown) == 1 {
+				meant = append(meant, fmt.Sprintf("%q", c))
+			} else if c != "" {
+				meant = append(meant, fmt.Sprintf("%q for %q", c, u))
+			}
+		}
+		guess := ""
+		if len(meant) > 0 {
+			guess = " (did you mean " + strings.Join(meant, ", ") + "?)"
+		}
 		return &toolError{
-			Msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
+			Msg:  fmt.Sprintf("%s does not take the argument(s) %s%s", t.Name, quoteList(unknown), guess),
 			Hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
 		}
 	}

@@ -37,7 +37,7 @@ func TestFlagsAroundTheSubcommand(t *testing.T) {
 		args []string
 		says string
 	}{
-		{[]string{"tools", "extra"}, "takes no arguments"},
+		{[]string{"doctor", "extra"}, "takes no arguments"},
 		{[]string{"--http", "127.0.0.1:0", "tools"}, "--http is a flag of serve"},
 		{[]string{"doctor", "--token-file", "x"}, "--token-file is a flag of serve"},
 		{[]string{"tools", "--no-such-flag"}, "flag provided but not defined"},
