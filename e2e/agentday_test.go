@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
 // TestVimQuitWithKeysAndText: "Escape :q! Enter" quits vim (keys and text mixed as tmux's
@@ -218,5 +220,68 @@ func TestUnknownArgumentSuggests(t *testing.T) {
 		if msg := c.Fail(tc.tool, tc.args); !strings.Contains(msg, tc.want) {
 			t.Errorf("%s(%v): %s", tc.tool, tc.args, msg)
 		}
+	}
+}
+
+// TestKillWhatItCreated: at the default tier an agent removes the sessions, windows and panes
+// it created, also after a restart of the server (the mark lives in tmux), and nothing else;
+// at destructive anything.
+func TestKillWhatItCreated(t *testing.T) {
+	tmx := testtmux.New(t)
+	c := startOn(t, tmx)
+	_, theirs := tmx.NewSession("theirs")
+	var s struct {
+		SessionID    string `json:"session_id"`
+		ActivePaneID string `json:"active_pane_id"`
+	}
+	c.OK("create_session", map[string]any{"session_name": "mine"}, &s)
+	var w struct {
+		WindowID string `json:"window_id"`
+	}
+	c.OK("create_window", map[string]any{"session_name": "mine"}, &w)
+	var p struct {
+		PaneID string `json:"pane_id"`
+	}
+	c.OK("split_window", map[string]any{"pane_id": s.ActivePaneID}, &p)
+
+	// Another server process, as after a client restart.
+	c2 := startOn(t, tmx)
+	if msg := c2.Fail("kill_pane", map[string]any{"pane_id": theirs}); !strings.Contains(msg, "not created by this server") || !strings.Contains(msg, "LIBTMUX_SAFETY=destructive") {
+		t.Errorf("killing a pane it did not create: %s", msg)
+	}
+	if msg := c2.Fail("kill_session", map[string]any{"session_name": "theirs"}); !strings.Contains(msg, "not created by this server") {
+		t.Errorf("killing a session it did not create: %s", msg)
+	}
+	c2.OK("kill_pane", map[string]any{"pane_id": p.PaneID}, nil)
+	c2.OK("kill_window", map[string]any{"window_id": w.WindowID}, nil)
+	c.OK("create_session", map[string]any{"session_name": "mine2"}, nil)
+	c2.OK("kill_session", map[string]any{"session_name": "mine2"}, nil)
+	// A pane a person split into the server's session makes it theirs too.
+	tmx.Tmux("split-window", "-d", "-t", s.ActivePaneID)
+	if msg := c2.Fail("kill_session", map[string]any{"session_name": "mine"}); !strings.Contains(msg, "did not create") {
+		t.Errorf("a session holding a person's pane: %s", msg)
+	}
+	d := startOn(t, tmx, "LIBTMUX_SAFETY=destructive")
+	d.OK("kill_session", map[string]any{"session_name": "mine"}, nil)
+	if out := tmx.Tmux("list-sessions", "-F", "#{session_name}"); strings.TrimSpace(out) != "theirs" {
+		t.Errorf("sessions left: %q", out)
+	}
+}
+
+// TestStopRecordingByPathAndPane: stop_recording with both output_path and pane_id naming the
+// same recording stops it; naming two different ones is refused.
+func TestStopRecordingByPathAndPane(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	_, other := c.Tmx.NewSession("o")
+	path := filepath.Join(t.TempDir(), "a.cast")
+	c.OK("start_recording", map[string]any{"pane_id": pane, "output_path": path}, nil)
+	if msg := c.Fail("stop_recording", map[string]any{"pane_id": other, "output_path": path}); !strings.Contains(msg, "no recording") {
+		t.Errorf("path and pane of different recordings: %s", msg)
+	}
+	var sum recSummary
+	c.OK("stop_recording", map[string]any{"pane_id": pane, "output_path": path}, &sum)
+	if sum.OutputPath != path || sum.Running {
+		t.Errorf("stop_recording = %+v", sum)
 	}
 }

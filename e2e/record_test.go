@@ -259,7 +259,7 @@ func TestRecordPaths(t *testing.T) {
 	}
 	c.OK("start_recording", map[string]any{"output_path": existing, "pane_id": p, "overwrite": true}, nil)
 	wantErr(t, c, "start_recording", map[string]any{"output_path": filepath.Join(root, "y.cast"), "pane_id": p}, "being recorded already")
-	wantErr(t, c, "stop_recording", map[string]any{}, "exactly one")
+	wantErr(t, c, "stop_recording", map[string]any{}, "output_path or pane_id")
 	wantErr(t, c, "stop_recording", map[string]any{"output_path": filepath.Join(root, "none.cast")}, "no recording")
 	var sum recSummary
 	c.OK("stop_recording", map[string]any{"output_path": existing}, &sum)

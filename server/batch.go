@@ -27,14 +27,14 @@ func batchTools() []*Tool {
 		// destructive one by their tier).
 		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
 			Toolsets: []string{policy.Manage, policy.Execute}, Batch: true,
-			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch or blocking (run_*, wait_for_*) tools. Rows keep structured_content while the result fits 1 MB.",
+			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch or blocking tools (run_*, wait_*). Rows keep structured_content within 1 MB.",
 			Input:       batchSchema},
 			batchRunner(tier))
 	}
 	return []*Tool{
-		mk(policy.ReadOnly, annRO, "Call up to 1000 read-only tools in one request."),
-		mk(policy.Mutating, annBatch, "Call up to 1000 read-only or mutating tools in one request."),
-		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any offered tier in one request."),
+		mk(policy.ReadOnly, annRO, "Call up to 1000 read-only tools."),
+		mk(policy.Mutating, annBatch, "Call up to 1000 read-only or mutating tools."),
+		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any offered tier."),
 	}
 }
 
@@ -193,7 +193,7 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 		raw = b
 	}
 	start := time.Now()
-	sub := &Call{srv: c.srv, req: c.req, Tool: t}
+	sub := &Call{srv: c.srv, req: c.req, Tool: t, batchTier: tier, capped: true}
 	res := sub.run(ctx, raw)
 	row.ElapsedSeconds = elapsedSince(start)
 	if res.IsError {

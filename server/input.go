@@ -23,15 +23,15 @@ import (
 func inputTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Type into a pane: text, then Enter unless enter=false; tmux key names (C-c, Escape, Up, BTab, F1) as keys, never followed by Enter. Keys and text mix as in tmux send-keys when the string starts or ends with a key: \"Escape :wq Enter\". literal types anything as text. For status and output use run_shell_command.",
+			Description: "Type text, then Enter unless enter=false; tmux key names (C-c, Escape, Up, F1) as keys, no Enter. A string starting or ending with a key mixes both as tmux send-keys: \"Escape :wq Enter\". literal: all text.",
 			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
 		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Run up to 64 send_keys in order, each with its own target and flags; on_error=stop ends at the first failure (stopped_at). timeout bounds the whole batch.",
+			Description: "Up to 64 send_keys in order, each with its target and flags; on_error=stop ends at the first failure (stopped_at); timeout bounds the batch.",
 			Input:       edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
 			sendKeysBatch),
 		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Paste text (multi-line, any quotes) into a pane through a private buffer, bracketed when the program asks, so a shell does not run it line by line. Adds no Enter.",
+			Description: "Paste text (multi-line, any quotes) via a private buffer, bracketed if the program asks, so a shell does not run it line by line. No Enter.",
 			Input:       edits(def("bracket", true))},
 			pasteText),
 	}
@@ -50,7 +50,7 @@ var interruptKeys = map[string]bool{"C-c": true, "C-\\": true}
 // ToRun is the argument of every input tool that says the input is for a command a run
 // started: without it, a pane a run holds is refused.
 type ToRun struct {
-	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"Input for the command a run started here; refused without it"`
+	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"Input for a run's command"`
 }
 
 // inputGuard refuses input into a pane that is dead, that this server runs in, or that a run of
@@ -201,7 +201,7 @@ type sendKeysIn struct {
 	PaneTarget
 	Enter           bool `json:"enter,omitempty"`
 	Literal         bool `json:"literal,omitempty"`
-	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space, which ignorespace shells keep out of history"`
+	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix a space: ignorespace shells skip history"`
 	ToRun
 	Socket
 }
@@ -343,7 +343,7 @@ type pasteTextIn struct {
 	Text string `json:"text"`
 	PaneTarget
 	Bracket bool `json:"bracket,omitempty"`
-	Submit  bool `json:"submit,omitempty" jsonschema:"Then Enter, once the program went quiet (a TUI's input box)"`
+	Submit  bool `json:"submit,omitempty" jsonschema:"Then Enter once the program is quiet"`
 	ToRun
 	Socket
 }

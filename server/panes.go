@@ -18,21 +18,21 @@ import (
 func paneTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "select_pane", Title: "Select tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Make a pane active in its window: pane_id, or direction from it (else from the active pane). Returns that pane.",
+			Description: "Make a pane active: pane_id, or direction from it (else from the active pane). Returns that pane.",
 			Input:       edits(enum("direction", "up", "down", "left", "right", "last", "next", "previous"))},
 			selectPane),
 		define(spec{Name: "swap_pane", Title: "Swap tmux Panes", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annCREATE,
 			Description: "Swap two panes' places, also across windows. Returns the source pane."},
 			swapPane),
 		define(spec{Name: "resize_pane", Title: "Resize tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Resize a pane to width and/or height cells, or set zoom: true shows only this pane (a state, not a toggle; not with a size).",
+			Description: "Resize a pane to width and/or height cells, or set zoom (true: only it shows; not a toggle).",
 			Input:       edits(minimum("width", 1), minimum("height", 1))},
 			resizePane),
 		define(spec{Name: "set_pane_title", Title: "Set tmux Pane Title", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Set a pane's title, literally (# is never expanded)."},
 			setPaneTitle),
 		define(spec{Name: "clear_pane", Title: "Clear tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
-			Description: "Clear a pane's screen and scrollback (a terminal reset; its program keeps running). Not this MCP server's own pane."},
+			Description: "Clear a pane's screen and scrollback (a terminal reset; its program runs on)."},
 			clearPane),
 		define(spec{Name: "enter_copy_mode", Title: "Enter tmux Copy Mode", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annCREATE,
 			Description: "Put a pane in copy mode, scrolled up scroll_up lines; exit_copy_mode leaves it.",
@@ -42,11 +42,11 @@ func paneTools() []*Tool {
 			Description: "Leave copy mode (or any mode) in a pane."},
 			exitCopyMode),
 		define(spec{Name: "respawn_pane", Title: "Respawn tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annDESTR,
-			Description: "Restart a pane's program (same pane id), optionally with another shell, directory or environment. Not this MCP server's own pane.",
+			Description: "Restart a pane's program (same pane id), optionally with another shell, directory or environment.",
 			Input:       edits(def("kill", true), objectOrJSON("environment", envDesc), def("suppress_persistent_history", false))},
 			respawnPane),
-		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a pane and its processes (a window closes with its last pane). Not this MCP server's own pane."},
+		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
+			Description: "Kill a pane and its processes; at mutating, only one this server created."},
 			killPane),
 	}
 }
@@ -60,7 +60,7 @@ type resultOut struct {
 
 type selectPaneIn struct {
 	PaneID    *string `json:"pane_id,omitempty"`
-	Direction *string `json:"direction,omitempty" jsonschema:"last: the previous active; next, previous: by index"`
+	Direction *string `json:"direction,omitempty" jsonschema:"last: previous active; next/previous: by index"`
 	WindowTarget
 	Socket
 }
@@ -319,7 +319,7 @@ func exitCopyMode(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 
 type respawnPaneIn struct {
 	PaneID                    string  `json:"pane_id"`
-	Kill                      bool    `json:"kill,omitempty" jsonschema:"End a running program first; false: only a dead pane"`
+	Kill                      bool    `json:"kill,omitempty" jsonschema:"false: dead panes only"`
 	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the original command"`
 	StartDirectory            *string `json:"start_directory,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
@@ -392,6 +392,9 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 		return resultOut{}, err
 	}
 	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("kill", in.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	if err := c.checkOwned(ctx, t.ts, "pane "+in.PaneID, in.PaneID, levelPane); err != nil {
 		return resultOut{}, err
 	}
 	id, idErr := t.ts.Identity(ctx) // before the kill: it may end the server

@@ -18,19 +18,19 @@ func readTools() []*Tool {
 		define(seeded(spec{Name: "snapshot_pane", Title: "Snapshot tmux Pane", Tier: policy.ReadOnly, Ann: annSEED}),
 			snapshotPane),
 		define(spec{Name: "capture_pane", Title: "Capture tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read a pane's text: the screen, or lines start to end (negative: scrollback; start=-200 adds its last 200 lines), the newest max_lines kept. Only what is new: capture_since; with cursor and mode: snapshot_pane.",
+			Description: "Read a pane's text: the screen, or lines start to end (negative: scrollback), newest max_lines kept. Only new text: capture_since; cursor and mode: snapshot_pane.",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("join_wrapped", false), def("escape_sequences", false))},
 			capturePane),
 		define(spec{Name: "capture_since", Title: "Capture New tmux Pane Output", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read only what a pane printed since cursor, from its live output, and a new cursor (no cursor: the screen and a first one). wait_ms > 0 waits for news instead of polling. lines_missed: output was lost.",
+			Description: "Read what a pane printed since cursor, and a new cursor (no cursor: the screen and a first one). wait_ms > 0 waits for news. lines_missed: output lost.",
 			Input:       edits(def("max_lines", 500), minimum("max_lines", 1), def("max_bytes", 128000), minimum("max_bytes", 1), def("wait_ms", 0), minimum("wait_ms", 0))},
 			captureSince),
 		define(spec{Name: "search_panes", Title: "Search tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Search every pane's text (or a session's) for pattern: literal, or RE2 with regex; case-insensitive unless match_case. The screen and the last 2000 lines of scrollback, or content_start to content_end; line_numbers are capture_pane's start/end. Paged by offset and limit.",
+			Description: "Search panes (all, or a session's) for pattern: literal, or RE2 with regex; case-insensitive unless match_case. Screen and 2000 scrollback lines, or content_start..content_end; line_numbers as capture_pane counts. Paged.",
 			Input:       edits(def("regex", false), def("match_case", false), def("max_matched_lines_per_pane", 50), minimum("max_matched_lines_per_pane", 1), def("limit", 500), minimum("limit", 1), def("offset", 0), minimum("offset", 0))},
 			searchPanes),
 		define(spec{Name: "display_message", Title: "Expand a tmux Format", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Expand a tmux format against a pane, e.g. '#{cursor_x} #{pane_dead}', for fields no other tool reports. Refused: #(...), E: and T:, # in s/// and %."},
+			Description: "Expand a tmux format against a pane, e.g. '#{cursor_x}', for fields no tool reports. Refused: #(...), E:, T:, # in s/// and %."},
 			displayMessage),
 		define(spec{Name: "find_pane_by_position", Title: "Find tmux Pane by Position", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Return the pane in a corner of a window.",
@@ -172,8 +172,8 @@ func atoiOr0(s string) int {
 
 type capturePaneIn struct {
 	PaneTarget
-	Start           *int `json:"start,omitempty" jsonschema:"0: the top of the screen; negative: scrollback lines"`
-	End             *int `json:"end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	Start           *int `json:"start,omitempty" jsonschema:"0: screen top; negative: scrollback"`
+	End             *int `json:"end,omitempty" jsonschema:"Default: screen bottom"`
 	MaxLines        *int `json:"max_lines,omitempty" jsonschema:"null keeps every line"`
 	JoinWrapped     bool `json:"join_wrapped,omitempty"`
 	EscapeSequences bool `json:"escape_sequences,omitempty"`

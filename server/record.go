@@ -27,11 +27,11 @@ import (
 func recordTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "start_recording", Title: "Record a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annDESTR,
-			Description: "Record a pane to an asciicast v2 file (asciinema play FILE): its screen, timed output, run markers with exit status. Ends when the pane exits, at max_bytes, or by stop_recording.",
+			Description: "Record a pane to an asciicast v2 file: screen, timed output, run markers with exit status. Ends with the pane, at max_bytes, or at stop_recording.",
 			Input:       edits(def("overwrite", false), def("max_bytes", record.DefaultMaxBytes), minimum("max_bytes", minRecordBytes), maximum("max_bytes", maxRecordBytes))},
 			startRecording),
 		define(spec{Name: "stop_recording", Title: "Stop Recording a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annMUT,
-			Description: "Stop a recording (by output_path or pane_id); returns its path, duration, size and counts, or how it ended."},
+			Description: "Stop a recording (output_path and/or pane_id); returns path, duration, size, counts and how it ended."},
 			stopRecording),
 		define(spec{Name: "list_recordings", Title: "List tmux Pane Recordings", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "List this server's recordings, running and recently ended."},
@@ -238,8 +238,8 @@ type stopRecordingIn struct {
 }
 
 func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (RecordingSummary, error) {
-	if (in.OutputPath == nil) == (in.PaneID == nil) {
-		return RecordingSummary{}, fail("Pass output_path or pane_id (list_recordings shows both).", "stop_recording needs exactly one of output_path and pane_id")
+	if in.OutputPath == nil && in.PaneID == nil {
+		return RecordingSummary{}, fail("Pass output_path or pane_id (list_recordings shows both).", "stop_recording needs output_path or pane_id")
 	}
 	if err := checkIDs(in.PaneID, nil, nil); err != nil {
 		return RecordingSummary{}, err
@@ -258,11 +258,12 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 			paths = append(paths, p)
 		}
 	}
+	// Both given: they must name the same recording.
 	match := func(s record.Summary, sts *tmux.Server) bool {
-		if in.OutputPath != nil {
-			return slices.Contains(paths, s.Path)
+		if in.OutputPath != nil && !slices.Contains(paths, s.Path) {
+			return false
 		}
-		return s.Pane == *in.PaneID && (sts == nil || sts == ts)
+		return in.PaneID == nil || s.Pane == *in.PaneID && (sts == nil || sts == ts)
 	}
 	rs := &c.srv.rec
 	rs.mu.Lock()
@@ -281,7 +282,7 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 				return summaryOut(rs.ended[i]), nil
 			}
 		}
-		return RecordingSummary{}, fail("list_recordings shows the recordings of this server.", "stop_recording: no recording of %s", strings.TrimSpace(str(in.OutputPath)+str(in.PaneID)))
+		return RecordingSummary{}, fail("list_recordings shows the recordings of this server.", "stop_recording: no recording of %s", strings.TrimSpace(str(in.OutputPath)+" "+str(in.PaneID)))
 	}
 	rs.mu.Unlock()
 	s := found.Stop()

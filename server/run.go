@@ -302,8 +302,8 @@ func (o runShellOut) Text() string {
 type runCommandIn struct {
 	Command string `json:"command"`
 	PaneTarget
-	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
-	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: 200; at most 10000)"`
+	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds (clamped)"`
+	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"Newest lines kept (null: 200; at most 10000)"`
 	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Keep it out of the shell's history (default: LIBTMUX_SUPPRESS_HISTORY)"`
 	Socket
 }
@@ -328,8 +328,8 @@ func runCommandTool(suppress bool) *Tool {
 		variant = "keep_history"
 	}
 	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, Blocking: true, Variant: variant,
-		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist) and return its exit status and only its own output lines. " +
-			"On timeout it keeps running: wait_for_run, send_keys to_running_command, or C-c; never run it again.",
+		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist); returns its exit status and only its output. " +
+			"Past timeout it runs on: wait_for_run, send_keys to_running_command or C-c; never rerun.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},
 		runCommand)
 	t.variant = func(o *Options) *Tool {
@@ -402,8 +402,8 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 
 type waitForRunIn struct {
 	PaneTarget
-	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling; 0: where it stands now"`
-	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: as the run kept them)"`
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds, clamped; 0: where it stands now"`
+	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"Newest lines kept (null: as the run kept)"`
 	Socket
 }
 
@@ -417,7 +417,7 @@ type waitForRunOut struct {
 
 func waitForRunTool() *Tool {
 	return define(spec{Name: "wait_for_run", Title: "Wait for a Run in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-		Description: "Wait for the pane's last run (run_shell_command or run_command; a timed-out one keeps running) to end; return its exit status and output as run_command does.",
+		Description: "Wait for the pane's last run (run_shell_command or run_command; also a timed-out one or an earlier server's) to end; returns as run_command.",
 		Input:       edits(def("timeout", 30.0), minimum("timeout", 0), minimum("max_lines", 1))},
 		waitForRun)
 }

@@ -21,7 +21,7 @@ import (
 func shotTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "screenshot_pane", Title: "Screenshot tmux Pane", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "A pane's screen as a PNG, as a person sees it (colours, attributes, cursor). For layout or colour (TUIs, diffs); for text, capture_pane is cheaper.",
+			Description: "A pane's screen as a PNG as a person sees it (colours, cursor), for layout or colour; for text capture_pane is cheaper.",
 			Input: edits(def("scale", 1.0), minimum("scale", minShotScale), maximum("scale", maxShotScale),
 				def("theme", "dark"), enum("theme", "dark", "light"), minimum("start", -maxShotHistory), maximum("start", 0))},
 			screenshotPane),
@@ -41,7 +41,7 @@ type screenshotIn struct {
 	PaneTarget
 	Scale float64 `json:"scale,omitempty" jsonschema:"1: 8×17-pixel cells"`
 	Theme string  `json:"theme,omitempty"`
-	Start *int    `json:"start,omitempty" jsonschema:"Negative: add that many scrollback lines"`
+	Start *int    `json:"start,omitempty" jsonschema:"Negative: scrollback lines too"`
 	Socket
 }
 

@@ -17,8 +17,8 @@ type searchPanesIn struct {
 	Regex     bool   `json:"regex,omitempty"`
 	MatchCase bool   `json:"match_case,omitempty"`
 	SessionTarget
-	ContentStart           *int `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; null: the last 2000"`
-	ContentEnd             *int `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	ContentStart           *int `json:"content_start,omitempty" jsonschema:"Negative: scrollback; null: -2000"`
+	ContentEnd             *int `json:"content_end,omitempty" jsonschema:"Default: screen bottom"`
 	MaxMatchedLinesPerPane int  `json:"max_matched_lines_per_pane,omitempty"`
 	Limit                  *int `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
 	Offset                 int  `json:"offset,omitempty"`

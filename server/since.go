@@ -14,11 +14,11 @@ import (
 // ---- capture_since
 
 type captureSinceIn struct {
-	Cursor *string `json:"cursor,omitempty" jsonschema:"From capture_since or wait_for_text; alone, it names its pane"`
+	Cursor *string `json:"cursor,omitempty" jsonschema:"From capture_since or wait_for_text; names its pane"`
 	PaneTarget
 	MaxLines *int `json:"max_lines,omitempty" jsonschema:"null keeps every line"`
 	MaxBytes *int `json:"max_bytes,omitempty" jsonschema:"null keeps every byte"`
-	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With a cursor: wait this long for new output (clamped)"`
+	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With cursor: wait this long for news (clamped)"`
 	Socket
 }
 

@@ -124,6 +124,18 @@ type Call struct {
 	// host is the call's host argument (nil: the default host), set once its arguments are
 	// decoded.
 	host *string
+	// batchTier is the tier of the batch tool that made this call (a mutating batch at the
+	// destructive tier still acts at mutating); unset (capped false) for a direct call.
+	batchTier policy.Tier
+	capped    bool
+}
+
+// tier is the tier the call acts at: the server's, or its batch's when lower.
+func (c *Call) tier() policy.Tier {
+	if c.capped && c.batchTier < c.srv.opts.Safety {
+		return c.batchTier
+	}
+	return c.srv.opts.Safety
 }
 
 // texter lets a result choose its own text block instead of its JSON.

@@ -24,17 +24,17 @@ import (
 func waitTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "wait_for_text", Title: "Wait for Text in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-			Description: "Block until new pane output matches one of patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, the pane dies, quiet_ms of silence, or timeout. New: since cursor, else since this server's last input to the pane or last wait there (started_from). Our own typing is ignored. Woken by tmux: do not poll.",
+			Description: "Block until new output matches patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, quiet_ms of silence, pane death or timeout. New: after cursor, else after our last input or wait (started_from). No polling.",
 			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0), minimum("quiet_ms", 1),
 				describeProp("patterns", "null: any new output"),
-				describeProp("stop", "Ends the wait as stopped; checked first"))},
+				describeProp("stop", "Checked first; ends as stopped"))},
 			waitForText),
 		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT, Blocking: true,
-			Description: "Block until a tmux wait-for channel is signalled (signal_channel, or `tmux wait-for -S NAME` in a pane) or timeout passes (signalled=false). A signal sent earlier is remembered.",
+			Description: "Block until a tmux wait-for channel is signalled (signal_channel, `tmux wait-for -S NAME`) or timeout (signalled=false). An earlier signal counts.",
 			Input:       edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
 			waitForChannel),
 		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Signal a tmux wait-for channel, waking every wait_for_channel on it (or the next one).",
+			Description: "Signal a tmux wait-for channel: wakes its wait_for_channel calls (or the next one).",
 			Input:       edits(pattern("channel", channelPattern))},
 			signalChannel),
 	}
@@ -62,12 +62,12 @@ type waitForTextIn struct {
 	Stop     []string `json:"stop,omitempty"`
 	Regex    bool     `json:"regex,omitempty"`
 	PaneTarget
-	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
+	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds (clamped)"`
 	MatchCase bool    `json:"match_case,omitempty"`
-	Cursor    *string `json:"cursor,omitempty" jsonschema:"From wait_for_text or capture_since; alone, it names its pane"`
+	Cursor    *string `json:"cursor,omitempty" jsonschema:"From wait_for_text or capture_since; names its pane"`
 	// libtmux-mcp polls every interval seconds; this server is woken by the pane's output.
-	Interval *float64 `json:"interval,omitempty" jsonschema:"Ignored: never polls"`
-	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"Also end (quiet) after this many ms without output"`
+	Interval *float64 `json:"interval,omitempty" jsonschema:"Ignored"`
+	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"End (quiet) after this many ms of silence"`
 	Socket
 }
 
