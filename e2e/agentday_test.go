@@ -6,6 +6,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -283,5 +284,31 @@ func TestStopRecordingByPathAndPane(t *testing.T) {
 	c.OK("stop_recording", map[string]any{"pane_id": pane, "output_path": path}, &sum)
 	if sum.OutputPath != path || sum.Running {
 		t.Errorf("stop_recording = %+v", sum)
+	}
+}
+
+// TestCLIToolsAndCall: the built binary's tools NAME prints a tool's arguments, call prints a
+// result once, and a misspelt tool name gets the closest one.
+func TestCLIToolsAndCall(t *testing.T) {
+	tmx := testtmux.New(t)
+	tmx.NewSession("s")
+	run := func(args ...string) (string, string, error) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(append([]string{}, tmx.Env...), "LIBTMUX_SOCKET_PATH="+tmx.Socket)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		return out.String(), errb.String(), err
+	}
+	out, _, err := run("tools", "wait_for_text")
+	if err != nil || !strings.Contains(out, "patterns (array") || !strings.Contains(out, "timeout (number, default 8)") {
+		t.Errorf("tools wait_for_text: %v\n%s", err, out)
+	}
+	out, _, err = run("call", "list_sessions")
+	if err != nil || strings.Count(out, `"session_name": "s"`) != 1 || strings.Contains(out, "structuredContent") {
+		t.Errorf("call list_sessions: %v\n%s", err, out)
+	}
+	if _, errs, err := run("call", "list_sesions"); err == nil || !strings.Contains(errs, `did you mean "list_sessions"`) {
+		t.Errorf("call list_sesions: %v %s", err, errs)
 	}
 }
