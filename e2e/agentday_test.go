@@ -312,3 +312,30 @@ func TestCLIToolsAndCall(t *testing.T) {
 		t.Errorf("call list_sesions: %v %s", err, errs)
 	}
 }
+
+// TestRunOutlivesItsServer: a run that timed out, then the client restarted the server: the
+// next server process refuses a new run there at once as busy, naming wait_for_run, and
+// wait_for_run waits for the old run and returns its exit status and output.
+func TestRunOutlivesItsServer(t *testing.T) {
+	tmx := testtmux.New(t)
+	_, pane := tmx.NewSession("s")
+	a := startOn(t, tmx)
+	out := a.run(pane, "sleep 6; echo fin; exit 7", "timeoutMs", 1000)
+	if out.Outcome != "timed_out" {
+		t.Fatalf("first run: %+v", out)
+	}
+	a.CS.Close() // the client restarts the server
+	b := startOn(t, tmx)
+	if msg := b.Fail("run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}); !strings.Contains(msg, "busy") || !strings.Contains(msg, "wait_for_run") {
+		t.Errorf("a new run beside the old one: %s", msg)
+	}
+	var w waitRunOut
+	b.OK("wait_for_run", map[string]any{"pane_id": pane, "timeout": 30}, &w)
+	if w.Outcome != "completed" || w.ExitStatus == nil || *w.ExitStatus != 7 || strings.Join(w.Output, "\n") != "fin" {
+		t.Fatalf("wait_for_run in the next server: %+v", w)
+	}
+	// The pane is free again.
+	if out := b.run(pane, "echo next"); out.Outcome != "completed" || out.Output != "next" {
+		t.Errorf("the next run: %+v", out)
+	}
+}

@@ -72,6 +72,12 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool)
 	}
 	k := paneKey{Daemon: id, Pane: p.PaneID}
 	h, busy := c.srv.state.holder(k)
+	if toRun && !busy {
+		// The run may be one an earlier server process started (before a client restart).
+		if rec, _, err := c.srv.state.runs.Adopt(ctx, t.ts, p); err == nil && rec != nil {
+			h, busy = rec.Holder, true
+		}
+	}
 	switch {
 	case busy && !interrupt && !toRun:
 		return k, busy, fail(busyHint+" (C-c alone is allowed while it runs.)", "pane %s is busy: %s is still running in it", p.PaneID, h)

@@ -93,6 +93,11 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		}
 		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
 	}
+	// A run an earlier server process started there and that still runs holds the pane: the
+	// run below is then refused as busy at once, naming wait_for_run.
+	if _, _, err := c.srv.state.runs.Adopt(ctx, ts, p); err != nil {
+		return p, res, err
+	}
 	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
 		Snapshot: snap, PaneID: p.PaneID,
@@ -433,6 +438,18 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	}
 	pane := t.pane.PaneID
 	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
+	if rec == nil {
+		// A run an earlier server process started here (before a client restart).
+		adopted, unseen, err := c.srv.state.runs.Adopt(ctx, t.ts, t.pane)
+		if err != nil {
+			return waitForRunOut{}, err
+		}
+		if unseen != "" {
+			return waitForRunOut{}, fail("Run it again only if running it twice is safe; read what it printed with capture_pane.",
+				"pane %s: %s, started by an earlier tmux-mcp process, ended while no server watched it: its exit status and output are lost", pane, unseen)
+		}
+		rec = adopted
+	}
 	if rec == nil {
 		return waitForRunOut{}, fail("Run a command there with run_shell_command or run_command; for output typed with send_keys, use wait_for_text.",
 			"pane %s has no run of this server to wait for", pane)
