@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
@@ -336,6 +337,34 @@ func TestRunOutlivesItsServer(t *testing.T) {
 	}
 	// The pane is free again.
 	if out := b.run(pane, "echo next"); out.Outcome != "completed" || out.Output != "next" {
+		t.Errorf("the next run: %+v", out)
+	}
+}
+
+// TestRunEndedWhileNoServerWatched: a run of an earlier server process that ended before the
+// next one started is reported as such (its status is lost), and the pane is free.
+func TestRunEndedWhileNoServerWatched(t *testing.T) {
+	tmx := testtmux.New(t)
+	_, pane := tmx.NewSession("s")
+	a := startOn(t, tmx)
+	done := filepath.Join(t.TempDir(), "done")
+	if out := a.run(pane, "sleep 1; touch "+done+"; exit 3", "timeoutMs", 300); out.Outcome != "timed_out" {
+		t.Fatalf("first run: %+v", out)
+	}
+	a.CS.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, err := os.Stat(done); err != nil; _, err = os.Stat(done) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not end")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the wrapper's exit after touch (test set-up only)
+	b := startOn(t, tmx)
+	if msg := b.Fail("wait_for_run", map[string]any{"pane_id": pane, "timeout": 5}); !strings.Contains(msg, "ended while no server watched") {
+		t.Errorf("wait_for_run: %s", msg)
+	}
+	if out := b.run(pane, "echo free"); out.Outcome != "completed" || out.Output != "free" {
 		t.Errorf("the next run: %+v", out)
 	}
 }
