@@ -368,3 +368,32 @@ func TestRunEndedWhileNoServerWatched(t *testing.T) {
 		t.Errorf("the next run: %+v", out)
 	}
 }
+
+// TestRecordingHidesTypedWrapper: a cast of a pane holds the command as the run redrew it and
+// its output, never the wrapper line the run typed (which a person's screen replaced).
+func TestRecordingHidesTypedWrapper(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	path := filepath.Join(t.TempDir(), "run.cast")
+	c.OK("start_recording", map[string]any{"pane_id": pane, "output_path": path}, nil)
+	for i := 0; i < 3; i++ {
+		if out := c.run(pane, "echo hi-$((40+2))"); out.Output != "hi-42" {
+			t.Fatalf("run: %+v", out)
+		}
+	}
+	c.OK("stop_recording", map[string]any{"output_path": path}, nil)
+	_, evs := readCastFile(t, path)
+	var all strings.Builder
+	for _, e := range evs {
+		if e.Code == "o" {
+			all.WriteString(e.Data)
+		}
+	}
+	cast := all.String()
+	if !strings.Contains(cast, "echo hi-$((40+2))") || !strings.Contains(cast, "hi-42") {
+		t.Errorf("the cast lacks the command or its output:\n%q", cast)
+	}
+	if strings.Contains(cast, `\. '`) || strings.Contains(cast, "tmux-mcp-") {
+		t.Errorf("the cast holds the typed wrapper line:\n%q", cast)
+	}
+}

@@ -332,10 +332,16 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 	if len(recs) == 0 {
 		return func(runner.Result, error) {}
 	}
+	var releases []func()
 	for _, r := range recs {
 		r.Mark(fmt.Sprintf("%s began: %s", tool, truncate(firstLine(command), 200)))
+		// The typed wrapper line is not written until the run hid it (redrew the command).
+		releases = append(releases, r.Hold())
 	}
 	return func(res runner.Result, err error) {
+		for _, release := range releases {
+			release()
+		}
 		end := string(res.Outcome)
 		switch {
 		case err != nil:
