@@ -123,7 +123,8 @@ func TestBatchTiers(t *testing.T) {
 		op("set_pane_title", map[string]any{"pane_id": p, "title": "t1"}),
 		op("kill_pane", map[string]any{"pane_id": p1}),
 	)
-	if out.Succeeded != 1 || out.Failed != 1 || !strings.Contains(deref(out.Results[1].Error), "destructive tool") {
+	// kill_pane is mutating, for what this server created only: not this pane.
+	if out.Succeeded != 1 || out.Failed != 1 || !strings.Contains(deref(out.Results[1].Error), "not created by this server") {
 		t.Fatalf("mutating batch at the destructive tier = %+v (%s)", out, deref(out.Results[1].Error))
 	}
 	if !c.paneExists(p1) {
@@ -138,11 +139,12 @@ func TestBatchTiers(t *testing.T) {
 		t.Fatalf("destructive batch = %+v", out)
 	}
 
-	// At the mutating tier, destructive tools are not offered at all, batch or not.
+	// At the mutating tier, destructive tools are not offered at all, batch or not, and
+	// kill_pane kills only what this server created.
 	m := start(t)
 	_, mp := m.Tmx.NewSession("m")
-	out = batch(m, "call_mutating_tools_batch", "", op("kill_pane", map[string]any{"pane_id": mp}))
-	if out.Failed != 1 || !strings.Contains(deref(out.Results[0].Error), "not offered") {
+	out = batch(m, "call_mutating_tools_batch", "continue", op("kill_pane", map[string]any{"pane_id": mp}), op("kill_server", nil))
+	if out.Failed != 2 || !strings.Contains(deref(out.Results[0].Error), "not created by this server") || !strings.Contains(deref(out.Results[1].Error), "not offered") {
 		t.Fatalf("kill_pane through a batch at the mutating tier = %+v", out)
 	}
 	if !m.paneExists(mp) {

@@ -487,9 +487,14 @@ func TestSearchPanes(t *testing.T) {
 	// Scrollback and the per-pane cap.
 	c.Tmx.Tmux("send-keys", "-t", p0, "seq -f 'hit %g' 1 100", "Enter")
 	c.Tmx.WaitFor(p0, func(s string) bool { return strings.Contains(s, "hit 100\n") })
-	c.OK("search_panes", map[string]any{"pattern": "hit ", "session_id": sid}, &out)
+	c.OK("search_panes", map[string]any{"pattern": "hit ", "session_id": sid, "content_start": 0}, &out)
 	if len(out.Matches) != 1 || len(out.Matches[0].MatchedLines) != 23 {
 		t.Errorf("visible only: %+v", out)
+	}
+	// By default the scrollback too (up to 50 lines per pane, the newest).
+	c.OK("search_panes", map[string]any{"pattern": "hit ", "session_id": sid}, &out)
+	if len(out.Matches) != 1 || len(out.Matches[0].MatchedLines) != 50 || !out.Truncated {
+		t.Errorf("scrollback by default: %+v", out)
 	}
 	c.OK("search_panes", map[string]any{"pattern": "hit ", "session_name": "search", "content_start": -200, "max_matched_lines_per_pane": 40}, &out)
 	if len(out.Matches) != 1 || len(out.Matches[0].MatchedLines) != 40 || out.Matches[0].MatchedLines[39] != "hit 100" || !out.Truncated || out.Matches[0].MatchedLines[0] != "hit 61" {
@@ -566,7 +571,7 @@ func TestSearchPanesScale(t *testing.T) {
 		if i > 0 {
 			floorArgs = append(floorArgs, ";")
 		}
-		floorArgs = append(floorArgs, "capture-pane", "-p", "-J", "-S", "-2000", "-t", id)
+		floorArgs = append(floorArgs, "capture-pane", "-p", "-S", "-2000", "-t", id) // rows, as search_panes reads them
 	}
 	var out searchOut
 	c.OK("search_panes", map[string]any{"pattern": "needle", "content_start": -2000}, &out) // warm up

@@ -82,6 +82,46 @@ type Recording struct {
 	marks    []mark // placed, not yet written
 	watch    *stream.Watch
 	checkDim bool // a %layout-change arrived: compare the pane's size
+	// holdAt, while holding, is the stream offset output is written up to (see Hold);
+	// holdUntil ends the hold at the latest.
+	holding   bool
+	holdAt    int64
+	holdUntil time.Time
+}
+
+// holdMax bounds a hold: a run's typed line is redrawn (and hidden) well within it.
+const holdMax = 3 * time.Second
+
+// Hold keeps output from the stream's current offset on out of the file until the text
+// readers' view hides what a run typed (the wrapper's line, which the run redraws as the
+// command: a cast holds only what a person's screen kept), until release, or holdMax at most.
+// The held output is then written with the hidden part blanked.
+func (r *Recording) Hold() (release func()) {
+	r.mu.Lock()
+	if r.watch != nil && !r.holding {
+		r.holding, r.holdAt, r.holdUntil = true, r.watch.Offset(), time.Now().Add(holdMax)
+	}
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		r.holding = false
+		r.mu.Unlock()
+		r.poke()
+	}
+}
+
+// held returns how far output may be written from off (-1: no limit) and, while holding, when
+// the hold ends at the latest.
+func (r *Recording) held(w *stream.Watch, off int64) (limit int64, until time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.holding && (time.Now().After(r.holdUntil) || w.ElidedEnd() > r.holdAt) {
+		r.holding = false
+	}
+	if !r.holding {
+		return -1, time.Time{}
+	}
+	return max(r.holdAt-off, 0), r.holdUntil
 }
 
 // mark is a marker to write where the stream stood when it was placed.

@@ -41,10 +41,20 @@ func (r *Recording) run(off int64) {
 	for rec.err == "" {
 		w := r.watch
 		changed := w.Changed()
-		data, next, missed, err := w.Read(off, 0)
+		limit, until := r.held(w, off)
+		var (
+			data   []byte
+			next   = off
+			missed int64
+			err    error
+		)
+		if limit != 0 {
+			data, next, missed, err = w.Read(off, int(max(limit, 0)))
+		}
 		if missed > 0 || w.Gaps(off, next) > 0 {
 			rec.lost(missed)
 		}
+		w.MaskElided(data, next-int64(len(data)))
 		rec.output(data, next-int64(len(data)))
 		off = next
 		if err == nil && ended == EndStopped {
@@ -62,11 +72,24 @@ func (r *Recording) run(off int64) {
 		rec.size()
 		rec.pendingMarks(off)
 		rec.flush()
+		var holdEnd <-chan time.Time
+		var holdTimer *time.Timer
+		if !until.IsZero() {
+			holdTimer = time.NewTimer(time.Until(until))
+			holdEnd = holdTimer.C
+		}
 		select {
+		case <-holdEnd:
 		case <-changed:
 		case <-r.kick:
 		case <-r.stop:
 			ended = EndStopped // one more read, then out
+			r.mu.Lock()
+			r.holding = false
+			r.mu.Unlock()
+		}
+		if holdTimer != nil {
+			holdTimer.Stop()
 		}
 	}
 	rec.pendingMarks(math.MaxInt64) // placed before the end: their place is the end

@@ -144,10 +144,14 @@ func (c *collector) dropEchoes() {
 			continue
 		}
 		at, n := from+i, len(e.text)
-		if rest := c.body[at+n:]; bytes.HasPrefix(rest, []byte("\r\n")) {
-			n += 2
-		} else if bytes.HasPrefix(rest, []byte("\n")) {
-			n++
+		// The line break goes with the echo only when the echo was a line of its own: after a
+		// prompt on the same line ("Proceed? y"), it ends the prompt's line, which stays.
+		if ownLine := at == 0 || c.body[at-1] == '\n'; ownLine {
+			if rest := c.body[at+n:]; bytes.HasPrefix(rest, []byte("\r\n")) {
+				n += 2
+			} else if bytes.HasPrefix(rest, []byte("\n")) {
+				n++
+			}
 		}
 		c.body = append(c.body[:at], c.body[at+n:]...)
 		switch {

@@ -389,6 +389,7 @@ type run struct {
 	suspect     time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff  int64      // the stream offset then
 	procs       *procWatch // the wrapper's processes, when they can be followed
+	persisted   bool       // its pane's option names it (adopt.go)
 }
 
 // launch types the line, writes the wrapper (with the redraw the echo of the line allows) and
@@ -449,6 +450,7 @@ func (x *run) launch(ctx context.Context) error {
 	x.rec.live = x
 	x.rec.mu.Unlock()
 	x.r.reg.attach(x.rec)
+	x.persist(ctx) // adopt.go: a later server process finds the run
 	return nil
 }
 
@@ -794,6 +796,7 @@ func (x *run) waitingForInput(res *Result) {
 // finish gives everything back: the stream, the script file and the bash wrapper's scratch
 // files, and the pane's reservation; res (nil when nothing ran) becomes the record's result.
 func (x *run) finish(res *Result) {
+	x.unpersist() // adopt.go
 	x.f.Watch().Release()
 	x.remove(x.path, x.path+".h", x.path+".rt")
 	x.r.reg.end(x.rec, res)

@@ -32,9 +32,9 @@ func batchTools() []*Tool {
 			batchRunner(tier))
 	}
 	return []*Tool{
-		mk(policy.ReadOnly, annRO, "Call up to 1000 read-only tools in one request."),
-		mk(policy.Mutating, annBatch, "Call up to 1000 read-only or mutating tools in one request."),
-		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any offered tier in one request."),
+		mk(policy.ReadOnly, annRO, "Call up to 1000 read-only tools."),
+		mk(policy.Mutating, annBatch, "Call up to 1000 read-only or mutating tools."),
+		mk(policy.Destructive, annBatch, "Call up to 1000 tools of any offered tier."),
 	}
 }
 
@@ -193,7 +193,7 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 		raw = b
 	}
 	start := time.Now()
-	sub := &Call{srv: c.srv, req: c.req, Tool: t}
+	sub := &Call{srv: c.srv, req: c.req, Tool: t, batchTier: tier, capped: true}
 	res := sub.run(ctx, raw)
 	row.ElapsedSeconds = elapsedSince(start)
 	if res.IsError {

@@ -21,7 +21,7 @@ func bufferTools() []*Tool {
 			Input:       edits(pattern("logical_name", logicalNamePattern))},
 			loadBuffer),
 		define(spec{Name: "paste_buffer", Title: "Paste tmux Buffer", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Paste a load_buffer buffer into a pane as if typed (bracketed by default); the buffer is kept.",
+			Description: "Paste a load_buffer buffer into a pane (bracketed by default); the buffer is kept.",
 			Input:       edits(def("bracket", true))},
 			pasteBuffer),
 		define(spec{Name: "show_buffer", Title: "Show tmux Buffer", Tier: policy.ReadOnly, Ann: annRO,
@@ -67,7 +67,7 @@ func missingBuffer(err error, name string) error {
 
 type loadBufferIn struct {
 	Content     string  `json:"content" jsonschema:"At most 4 MiB"`
-	LogicalName *string `json:"logical_name,omitempty" jsonschema:"Readable suffix of the name; default buf"`
+	LogicalName *string `json:"logical_name,omitempty" jsonschema:"Name suffix; default buf"`
 	Socket
 }
 

@@ -114,7 +114,7 @@ func (cw *channelWaits) closeAll() {
 
 type waitChannelIn struct {
 	Channel string  `json:"channel"`
-	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds (clamped)"`
 	Socket
 }
 

@@ -23,15 +23,15 @@ import (
 func inputTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "send_keys", Title: "Send Keys to tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Type into a pane: text (then Enter unless enter=false), or space-separated tmux key names (C-c, Escape, Up, BTab, F1...), never both; literal types anything as text. For a command's status and output use run_shell_command; to see output, wait_for_text.",
+			Description: "Type text, then Enter unless enter=false; tmux key names (C-c, Escape, Up, F1) as keys, no Enter. A string starting or ending with a key mixes both as tmux send-keys: \"Escape :wq Enter\". literal: all text.",
 			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
 		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Run up to 64 send_keys in order, each with its own target and flags; on_error=stop ends at the first failure (stopped_at). timeout bounds the whole batch.",
+			Description: "Up to 64 send_keys in order, each with its target and flags; on_error=stop ends at the first failure (stopped_at); timeout bounds the batch.",
 			Input:       edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
 			sendKeysBatch),
 		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Paste text (multi-line, any quotes) into a pane through a private buffer, bracketed when the program asks, so a shell does not run it line by line. Adds no Enter.",
+			Description: "Paste text (multi-line, any quotes) via a private buffer, bracketed if the program asks, so a shell does not run it line by line. No Enter.",
 			Input:       edits(def("bracket", true))},
 			pasteText),
 	}
@@ -50,7 +50,7 @@ var interruptKeys = map[string]bool{"C-c": true, "C-\\": true}
 // ToRun is the argument of every input tool that says the input is for a command a run
 // started: without it, a pane a run holds is refused.
 type ToRun struct {
-	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"Input for the command a run started here; refused without it"`
+	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"Input for a run's command"`
 }
 
 // inputGuard refuses input into a pane that is dead, that this server runs in, or that a run of
@@ -72,6 +72,12 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool)
 	}
 	k := paneKey{Daemon: id, Pane: p.PaneID}
 	h, busy := c.srv.state.holder(k)
+	if toRun && !busy {
+		// The run may be one an earlier server process started (before a client restart).
+		if rec, _, err := c.srv.state.runs.Adopt(ctx, t.ts, p); err == nil && rec != nil {
+			h, busy = rec.Holder, true
+		}
+	}
 	switch {
 	case busy && !interrupt && !toRun:
 		return k, busy, fail(busyHint+" (C-c alone is allowed while it runs.)", "pane %s is busy: %s is still running in it", p.PaneID, h)
@@ -93,7 +99,9 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 	}
 	cur := ""
 	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
-		cur = cursor.New(k.Daemon, t.pane, e.Gen(), e.Watch().Offset()).Encode()
+		off := e.Watch().Offset()
+		cur = cursor.New(k.Daemon, t.pane, e.Gen(), off).Encode()
+		c.srv.state.marks.input(k, e.Gen(), off)
 		defer c.srv.read.live.Release(e)
 	}
 	if busy && toRun {
@@ -105,11 +113,12 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 // keysSend is one validated send_keys: what to send and how.
 type keysSend struct {
 	plan     keys.Plan
-	enter    bool
+	enter    bool // Enter after the plan: asked for, and the plan ends with text
 	suppress bool
 }
 
-// prepareKeys validates keys before any target is resolved.
+// prepareKeys validates keys before any target is resolved. Enter follows text, never key
+// names: "Escape" or "C-c" alone sends only that key.
 func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
 	if err := checkInputText("keys", text, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
 		return keysSend{}, err
@@ -118,10 +127,10 @@ func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
 	if err != nil {
 		return keysSend{}, err
 	}
-	if !plan.IsKeys() && plan.Text == "" && !enter {
+	if len(plan.Parts) == 0 && !enter {
 		return keysSend{}, fail("Pass the text or key names to send in keys, or enter=true to press Enter.", "nothing to send: keys is empty and enter is false")
 	}
-	return keysSend{plan: plan, enter: enter, suppress: suppress}, nil
+	return keysSend{plan: plan, enter: enter && plan.EndsWithText(), suppress: suppress}, nil
 }
 
 // interruptOnly reports whether the send is only interrupt keys.
@@ -129,7 +138,7 @@ func (s keysSend) interruptOnly() bool {
 	if !s.plan.IsKeys() || s.enter {
 		return false
 	}
-	for _, k := range s.plan.Keys {
+	for _, k := range s.plan.Keys() {
 		if !interruptKeys[k] {
 			return false
 		}
@@ -137,48 +146,46 @@ func (s keysSend) interruptOnly() bool {
 	return true
 }
 
-// commands builds the tmux command list (sent as one line: one instant) and the echo inputs.
+// commands builds the tmux command list (sent as one line: one instant), the echo inputs and
+// a description of what is sent, e.g. `keys Escape + text ":q!" + keys Enter`.
 func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 	var cmds [][]string
 	var typed []echo.Input
-	var desc string
-	if s.plan.IsKeys() {
-		names := append([]string{}, s.plan.Keys...)
-		for _, k := range names {
-			typed = append(typed, echo.Input{Key: k})
+	var desc []string
+	parts := s.plan.Parts
+	for i := 0; i < len(parts); i++ {
+		if parts[i].Key != "" {
+			names := []string{}
+			for ; i < len(parts) && parts[i].Key != ""; i++ {
+				names = append(names, parts[i].Key)
+				typed = append(typed, echo.Input{Key: parts[i].Key})
+			}
+			i--
+			cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
+			desc = append(desc, "keys "+strings.Join(names, " "))
+			continue
 		}
-		if s.enter {
-			names = append(names, "Enter")
-			typed = append(typed, echo.Input{Key: "Enter"})
-		}
-		cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
-		desc = "keys " + strings.Join(names, " ")
-	} else {
-		text := s.plan.Text
-		if s.suppress && text != "" {
+		text := parts[i].Text
+		if s.suppress && i == 0 {
 			text = " " + text
 		}
 		cmds = append(cmds, keys.Literal(pane, text)...)
 		typed = append(typed, echo.Input{Text: text})
-		desc = fmt.Sprintf("text %q", truncate(text, 80))
-		if s.enter {
-			cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
-			typed = append(typed, echo.Input{Key: "Enter"})
-			desc += " + Enter"
-		}
+		desc = append(desc, fmt.Sprintf("text %q", truncate(text, 80)))
 	}
-	return cmds, typed, desc
+	if s.enter {
+		cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
+		typed = append(typed, echo.Input{Key: "Enter"})
+		desc = append(desc, "Enter")
+	}
+	return cmds, typed, strings.Join(desc, " + ")
 }
 
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
 	cmds, typed, desc := s.commands(t.pane.PaneID)
-	text := ""
-	if !s.plan.IsKeys() {
-		text = s.plan.Text
-	}
-	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, text, func() error {
+	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, s.plan.Text(), func() error {
 		id, err := t.ts.Identity(ctx)
 		if err != nil {
 			return err
@@ -200,7 +207,7 @@ type sendKeysIn struct {
 	PaneTarget
 	Enter           bool `json:"enter,omitempty"`
 	Literal         bool `json:"literal,omitempty"`
-	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix text with a space, which ignorespace shells keep out of history"`
+	SuppressHistory bool `json:"suppress_history,omitempty" jsonschema:"Prefix a space: ignorespace shells skip history"`
 	ToRun
 	Socket
 }
@@ -342,7 +349,7 @@ type pasteTextIn struct {
 	Text string `json:"text"`
 	PaneTarget
 	Bracket bool `json:"bracket,omitempty"`
-	Submit  bool `json:"submit,omitempty" jsonschema:"Then Enter, once the program went quiet (a TUI's input box)"`
+	Submit  bool `json:"submit,omitempty" jsonschema:"Then Enter once the program is quiet"`
 	ToRun
 	Socket
 }

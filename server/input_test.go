@@ -44,7 +44,7 @@ func TestInputRefusesReservedPane(t *testing.T) {
 		args map[string]any
 	}{
 		{"send_keys", map[string]any{"pane_id": pane, "keys": "echo hi"}},
-		{"send_keys", map[string]any{"pane_id": pane, "keys": "C-c"}}, // with Enter: not only an interrupt
+		{"send_keys", map[string]any{"pane_id": pane, "keys": "C-c Enter"}}, // not only an interrupt
 		{"paste_text", map[string]any{"pane_id": pane, "text": "echo hi"}},
 	} {
 		res := call(tc.tool, tc.args)
@@ -56,7 +56,8 @@ func TestInputRefusesReservedPane(t *testing.T) {
 	if msg := resultText(res); res.IsError || !strings.Contains(msg, "make all") {
 		t.Errorf("batch row into a reserved pane: %s", msg)
 	}
-	if res := call("send_keys", map[string]any{"pane_id": pane, "keys": "C-c", "enter": false}); res.IsError {
+	// Enter never follows a key name: C-c alone is only the interrupt.
+	if res := call("send_keys", map[string]any{"pane_id": pane, "keys": "C-c"}); res.IsError {
 		t.Errorf("C-c into a reserved pane must be allowed: %s", resultText(res))
 	}
 	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "^C") })

@@ -27,36 +27,36 @@ func inventoryTools() []*Tool {
 			HostsNote:   "Then those of every configured host (host says where; an unreachable host is in unreachable_hosts)."},
 			listServers),
 		define(spec{Name: "list_sessions", Title: "List tmux Sessions", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List a tmux server's sessions: ids, names, window counts, attached clients, active window and pane.",
+			Description: "List sessions: ids, names, window counts, attached clients, active window and pane.",
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listSessions),
 		define(spec{Name: "get_server_info", Title: "Get tmux Server Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Whether a tmux server runs on the socket: version, pid, counts of sessions, windows, panes and clients."},
+			Description: "Whether tmux runs on the socket: version, pid, session/window/pane/client counts. Never starts one."},
 			getServerInfo),
 		define(spec{Name: "create_session", Title: "Create tmux Session", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
-			Description: "Create a detached tmux session, starting the server if none runs. Its active_pane_id is ready for run_shell_command.",
+			Description: "Create a detached session (starting tmux if needed); its active_pane_id is ready for run_shell_command.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), minimum("x", 1), minimum("y", 1))},
 			createSession),
 		define(spec{Name: "list_windows", Title: "List tmux Windows", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the windows of a session, else of the server: layout, size, active pane.",
+			Description: "List windows of a session, else all: layout, size, active pane.",
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listWindows),
 		define(spec{Name: "get_session_info", Title: "Get tmux Session Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a session and its windows."},
 			getSessionInfo),
 		define(spec{Name: "create_window", Title: "Create tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
-			Description: "Create a window in a session, detached unless attach: at the next free index, or before or after the current one.",
+			Description: "Create a window in a session, detached unless attach: at the next free index, or next to the current one.",
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
 			createWindow),
 		define(spec{Name: "list_panes", Title: "List tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the panes of a window, else a session, else the server, with the fields of get_pane_info.",
+			Description: "List panes of a window, else a session, else all, with get_pane_info's fields.",
 			Input:       edits(objectOrJSON("filters", filtersDesc))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a window and its panes."},
 			getWindowInfo),
 		define(spec{Name: "get_pane_info", Title: "Get tmux Pane Info", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Describe a pane: geometry, tty, command, path, pid, title, flags. is_caller: the pane this MCP server runs in; is_watched: on a person's screen."},
+			Description: "Describe a pane: geometry, tty, command, path, pid, title, flags; is_caller: this server's; is_watched: on a person's screen."},
 			getPaneInfo),
 		define(spec{Name: "split_window", Title: "Split tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annCREATE,
 			Description: "Split a pane into a new detached pane, optionally sized and running shell.",
@@ -66,8 +66,8 @@ func inventoryTools() []*Tool {
 }
 
 const (
-	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i][starts|ends]with, in, nin (comma list), [i]regex"
-	envDesc     = "An object of strings, or its JSON"
+	filtersDesc = "AND of {field[__op]: value}; op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin, [i]regex"
+	envDesc     = "Object of strings, or its JSON"
 )
 
 // ---- list_servers
@@ -311,6 +311,7 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if len(out) == 0 {
 		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
 	}
+	markCreated(ctx, ts, out[0])
 	c.srv.kickTopology(c.host, in.SocketName)
 	if l != nil {
 		pane, err := activePane(ctx, ts, out[0]+":")
@@ -459,6 +460,7 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 	if len(out) == 0 {
 		return tmux.Window{}, fmt.Errorf("new-window printed no window id")
 	}
+	markCreated(ctx, t.ts, out[0])
 	if l != nil {
 		pane, err := activePane(ctx, t.ts, out[0])
 		if err == nil {
@@ -703,6 +705,7 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	if len(out) == 0 {
 		return PaneInfo{}, fmt.Errorf("split-window printed no pane id")
 	}
+	markCreated(ctx, ts, out[0])
 	if l != nil {
 		if err := c.startIntegrated(ctx, ts, out[0], l, in.StartDirectory); err != nil {
 			return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", out[0], err)

@@ -25,14 +25,14 @@ func paneTools() []*Tool {
 			Description: "Swap two panes' places, also across windows."},
 			swapPane),
 		define(spec{Name: "resize_pane", Title: "Resize tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Resize a pane to width and/or height cells, or set zoom: true shows only this pane (a state, not a toggle; not with a size).",
+			Description: "Resize a pane to width and/or height cells, or set zoom (true: only it shows; not a toggle).",
 			Input:       edits(minimum("width", 1), minimum("height", 1))},
 			resizePane),
 		define(spec{Name: "set_pane_title", Title: "Set tmux Pane Title", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Set a pane's title, literally."},
 			setPaneTitle),
 		define(spec{Name: "clear_pane", Title: "Clear tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
-			Description: "Clear a pane's screen and scrollback (a terminal reset; its program keeps running). Not this MCP server's own pane."},
+			Description: "Clear a pane's screen and scrollback (a terminal reset; its program runs on)."},
 			clearPane),
 		define(spec{Name: "enter_copy_mode", Title: "Enter tmux Copy Mode", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annCREATE,
 			Description: "Put a pane in copy mode, scrolled up scroll_up lines; exit_copy_mode leaves it.",
@@ -45,8 +45,8 @@ func paneTools() []*Tool {
 			Description: "Restart a pane's program (same pane id). Not this MCP server's own pane.",
 			Input:       edits(def("kill", true), objectOrJSON("environment", envDesc), def("suppress_persistent_history", false))},
 			respawnPane),
-		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a pane and its processes (a window closes with its last pane). Not this MCP server's own pane."},
+		define(spec{Name: "kill_pane", Title: "Kill tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
+			Description: "Kill a pane and its processes; at mutating, only one this server created."},
 			killPane),
 	}
 }
@@ -60,7 +60,7 @@ type resultOut struct {
 
 type selectPaneIn struct {
 	PaneID    *string `json:"pane_id,omitempty"`
-	Direction *string `json:"direction,omitempty" jsonschema:"last: the previous active; next, previous: by index"`
+	Direction *string `json:"direction,omitempty" jsonschema:"last: previous active; next/previous: by index"`
 	WindowTarget
 	Socket
 }
@@ -319,7 +319,7 @@ func exitCopyMode(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 
 type respawnPaneIn struct {
 	PaneID                    string  `json:"pane_id"`
-	Kill                      bool    `json:"kill,omitempty" jsonschema:"End a running program first; false: only a dead pane"`
+	Kill                      bool    `json:"kill,omitempty" jsonschema:"false: dead panes only"`
 	Shell                     *string `json:"shell,omitempty" jsonschema:"Instead of the original command"`
 	StartDirectory            *string `json:"start_directory,omitempty"`
 	Environment               any     `json:"environment,omitempty"`
@@ -432,6 +432,9 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 		return resultOut{}, err
 	}
 	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("kill", in.PaneID); err != nil {
+		return resultOut{}, err
+	}
+	if err := c.checkOwned(ctx, t.ts, "pane "+in.PaneID, in.PaneID, levelPane); err != nil {
 		return resultOut{}, err
 	}
 	run := c.heldRun(ctx, t.ts, in.PaneID)

@@ -31,7 +31,7 @@ func recordTools() []*Tool {
 			Input:       edits(def("overwrite", false), def("max_bytes", record.DefaultMaxBytes), minimum("max_bytes", minRecordBytes), maximum("max_bytes", maxRecordBytes))},
 			startRecording),
 		define(spec{Name: "stop_recording", Title: "Stop Recording a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annMUT,
-			Description: "Stop a recording (by output_path or pane_id)."},
+			Description: "Stop a recording (output_path and/or pane_id)."},
 			stopRecording),
 		define(spec{Name: "list_recordings", Title: "List tmux Pane Recordings", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "List this server's recordings, running and recently ended."},
@@ -238,8 +238,8 @@ type stopRecordingIn struct {
 }
 
 func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (RecordingSummary, error) {
-	if (in.OutputPath == nil) == (in.PaneID == nil) {
-		return RecordingSummary{}, fail("Pass output_path or pane_id (list_recordings shows both).", "stop_recording needs exactly one of output_path and pane_id")
+	if in.OutputPath == nil && in.PaneID == nil {
+		return RecordingSummary{}, fail("Pass output_path or pane_id (list_recordings shows both).", "stop_recording needs output_path or pane_id")
 	}
 	if err := checkIDs(in.PaneID, nil, nil); err != nil {
 		return RecordingSummary{}, err
@@ -258,11 +258,12 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 			paths = append(paths, p)
 		}
 	}
+	// Both given: they must name the same recording.
 	match := func(s record.Summary, sts *tmux.Server) bool {
-		if in.OutputPath != nil {
-			return slices.Contains(paths, s.Path)
+		if in.OutputPath != nil && !slices.Contains(paths, s.Path) {
+			return false
 		}
-		return s.Pane == *in.PaneID && (sts == nil || sts == ts)
+		return in.PaneID == nil || s.Pane == *in.PaneID && (sts == nil || sts == ts)
 	}
 	rs := &c.srv.rec
 	rs.mu.Lock()
@@ -281,7 +282,7 @@ func stopRecording(ctx context.Context, c *Call, in *stopRecordingIn) (Recording
 				return summaryOut(rs.ended[i]), nil
 			}
 		}
-		return RecordingSummary{}, fail("list_recordings shows the recordings of this server.", "stop_recording: no recording of %s", strings.TrimSpace(str(in.OutputPath)+str(in.PaneID)))
+		return RecordingSummary{}, fail("list_recordings shows the recordings of this server.", "stop_recording: no recording of %s", strings.TrimSpace(str(in.OutputPath)+" "+str(in.PaneID)))
 	}
 	rs.mu.Unlock()
 	s := found.Stop()
@@ -331,10 +332,16 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 	if len(recs) == 0 {
 		return func(runner.Result, error) {}
 	}
+	var releases []func()
 	for _, r := range recs {
 		r.Mark(fmt.Sprintf("%s began: %s", tool, truncate(firstLine(command), 200)))
+		// The typed wrapper line is not written until the run hid it (redrew the command).
+		releases = append(releases, r.Hold())
 	}
 	return func(res runner.Result, err error) {
+		for _, release := range releases {
+			release()
+		}
 		end := string(res.Outcome)
 		switch {
 		case err != nil:

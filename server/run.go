@@ -93,6 +93,11 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		}
 		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
 	}
+	// A run an earlier server process started there and that still runs holds the pane: the
+	// run below is then refused as busy at once, naming wait_for_run.
+	if _, _, err := c.srv.state.runs.Adopt(ctx, ts, p); err != nil {
+		return p, res, err
+	}
 	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
 	noted := c.srv.cmds.noteRun(ctx, ts, p.PaneID, a.command)    // listed by list_commands
 	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
@@ -304,8 +309,8 @@ func (o runShellOut) Text() string {
 type runCommandIn struct {
 	Command string `json:"command"`
 	PaneTarget
-	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
-	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: 200; at most 10000)"`
+	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Seconds (clamped)"`
+	MaxLines        *int    `json:"max_lines,omitempty" jsonschema:"Newest lines kept (null: 200; at most 10000)"`
 	SuppressHistory bool    `json:"suppress_history,omitempty" jsonschema:"Keep it out of the shell's history (default: LIBTMUX_SUPPRESS_HISTORY)"`
 	Socket
 }
@@ -330,8 +335,8 @@ func runCommandTool(suppress bool) *Tool {
 		variant = "keep_history"
 	}
 	t := define(spec{Name: "run_command", Title: "Run Command in tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, Blocking: true, Variant: variant,
-		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist) and return its exit status and only its own output lines. " +
-			"On timeout it keeps running: wait_for_run, send_keys to_running_command, or C-c; never run it again.",
+		Description: "Run a command in a pane's shell (a subshell: cd and export do not persist); returns its exit status and only its output. " +
+			"Past timeout it runs on: wait_for_run, send_keys to_running_command or C-c; never rerun.",
 		Input: edits(def("timeout", 30.0), exclusiveMinimum("timeout", 0), minimum("max_lines", 1), def("suppress_history", suppress))},
 		runCommand)
 	t.variant = func(o *Options) *Tool {
@@ -404,8 +409,8 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 
 type waitForRunIn struct {
 	PaneTarget
-	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling; 0: where it stands now"`
-	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"The newest lines kept (null: as the run kept them)"`
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds, clamped; 0: where it stands now"`
+	MaxLines *int    `json:"max_lines,omitempty" jsonschema:"Newest lines kept (null: as the run kept)"`
 	Socket
 }
 
@@ -435,6 +440,18 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	}
 	pane := t.pane.PaneID
 	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
+	if rec == nil {
+		// A run an earlier server process started here (before a client restart).
+		adopted, unseen, err := c.srv.state.runs.Adopt(ctx, t.ts, t.pane)
+		if err != nil {
+			return waitForRunOut{}, err
+		}
+		if unseen != "" {
+			return waitForRunOut{}, fail("Run it again only if running it twice is safe; read what it printed with capture_pane.",
+				"pane %s: %s, started by an earlier tmux-mcp process, ended while no server watched it: its exit status and output are lost", pane, unseen)
+		}
+		rec = adopted
+	}
 	if rec == nil {
 		return waitForRunOut{}, fail("Run a command there with run_shell_command or run_command; for output typed with send_keys, use wait_for_text.",
 			"pane %s has no run of this server to wait for", pane)

@@ -41,7 +41,7 @@ type screenshotIn struct {
 	PaneTarget
 	Scale float64 `json:"scale,omitempty" jsonschema:"1: 8×17-pixel cells"`
 	Theme string  `json:"theme,omitempty"`
-	Start *int    `json:"start,omitempty" jsonschema:"Negative: add that many scrollback lines"`
+	Start *int    `json:"start,omitempty" jsonschema:"Negative: scrollback lines too"`
 	Socket
 }
 

@@ -17,8 +17,8 @@ type searchPanesIn struct {
 	Regex     bool   `json:"regex,omitempty"`
 	MatchCase bool   `json:"match_case,omitempty"`
 	SessionTarget
-	ContentStart           *int `json:"content_start,omitempty" jsonschema:"Negative: scrollback lines; default: the top of the screen"`
-	ContentEnd             *int `json:"content_end,omitempty" jsonschema:"Default: the bottom of the screen"`
+	ContentStart           *int `json:"content_start,omitempty" jsonschema:"Negative: scrollback; null: -2000"`
+	ContentEnd             *int `json:"content_end,omitempty" jsonschema:"Default: screen bottom"`
 	MaxMatchedLinesPerPane int  `json:"max_matched_lines_per_pane,omitempty"`
 	Limit                  *int `json:"limit,omitempty" jsonschema:"Panes per page; null: all"`
 	Offset                 int  `json:"offset,omitempty"`
@@ -33,6 +33,7 @@ type PaneMatch struct {
 	WindowID     string   `json:"window_id"`
 	WindowName   string   `json:"window_name"`
 	MatchedLines []string `json:"matched_lines"`
+	LineNumbers  []int    `json:"line_numbers" jsonschema:"each matched line's number as capture_pane's start and end count them"`
 }
 
 // SearchOut is a page of search results.
@@ -154,24 +155,31 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 	panes := searchedPanes(snap, sessionID)
 	out := SearchOut{Matches: []PaneMatch{}, TruncatedPanes: []string{}, Offset: in.Offset, Limit: in.Limit}
 	perPane := in.MaxMatchedLinesPerPane
-	err = capturePanes(ctx, ts, panes, in.ContentStart, in.ContentEnd, func(p tmux.Pane, lines []string) {
+	start := in.ContentStart
+	if start == nil && in.ContentEnd == nil {
+		start = new(int)
+		*start = -searchHistory
+	}
+	err = capturePanes(ctx, ts, panes, start, in.ContentEnd, func(p tmux.Pane, lines []string) {
 		var hits []string
-		for _, l := range lines {
-			// -J keeps trailing spaces: they are not text, and would defeat a "$" anchor.
+		var nums []int
+		last := searchLastLine(p, in.ContentEnd)
+		for i, l := range lines {
 			if l = strings.TrimRight(l, " "); match(l) {
 				hits = append(hits, l)
+				nums = append(nums, last-(len(lines)-1-i))
 			}
 		}
 		if len(hits) == 0 {
 			return
 		}
 		if len(hits) > perPane {
-			hits = hits[len(hits)-perPane:]
+			hits, nums = hits[len(hits)-perPane:], nums[len(nums)-perPane:]
 			out.Truncated = true
 		}
 		out.Matches = append(out.Matches, PaneMatch{
 			PaneID: p.PaneID, SessionID: p.SessionID, SessionName: p.SessionName,
-			WindowID: p.WindowID, WindowName: windowNames[p.WindowID], MatchedLines: hits,
+			WindowID: p.WindowID, WindowName: windowNames[p.WindowID], MatchedLines: hits, LineNumbers: nums,
 		})
 	})
 	if err != nil {
@@ -179,6 +187,20 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 	}
 	out.page(in.Offset, in.Limit)
 	return out, nil
+}
+
+// searchHistory is how many lines of scrollback a search reads by default (besides the screen).
+const searchHistory = 2000
+
+// searchLastLine is the capture_pane line number of the last line a search captured: the end
+// asked for, which tmux clamps to the bottom of the screen (capture-pane prints the screen's
+// blank rows too, so lines are counted back from there).
+func searchLastLine(p tmux.Pane, end *int) int {
+	bottom := p.PaneHeight - 1
+	if end == nil || *end > bottom {
+		return bottom
+	}
+	return *end
 }
 
 // searchedPanes are the panes a search reads: each pane once (a window linked into several
@@ -216,7 +238,7 @@ func (out *SearchOut) page(offset int, limit *int) {
 	}
 }
 
-// capturePanes captures the panes' text (wrapped lines joined), captureBatch panes per command
+// capturePanes captures the panes' text, captureBatch panes per command
 // list with two lists in flight, so tmux works on the next while this side matches the last,
 // and calls fn for each pane in order. A pane that vanished meanwhile is skipped.
 func capturePanes(ctx context.Context, ts *tmux.Server, panes []tmux.Pane, start, end *int, fn func(tmux.Pane, []string)) error {
@@ -233,7 +255,8 @@ func capturePanes(ctx context.Context, ts *tmux.Server, panes []tmux.Pane, start
 	query := func(batch []tmux.Pane) ([][]string, error) {
 		cmds := make([][]string, len(batch))
 		for i, p := range batch {
-			cmds[i] = captureArgs(p.PaneID, start, end, true, false)
+			// Rows as capture_pane counts them (no -J), so line numbers are its own.
+			cmds[i] = captureArgs(p.PaneID, start, end, false, false)
 		}
 		return ts.Query(ctx, cmds...)
 	}

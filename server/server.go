@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/internal/shellinteg"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -187,6 +188,20 @@ func (s *Server) Tools() []ToolInfo {
 	return out
 }
 
+// ToolSchema returns an offered tool's description and advertised input schema (JSON), for
+// `tmux-mcp tools NAME`.
+func (s *Server) ToolSchema(name string) (desc string, input []byte, ok bool) {
+	t, ok := s.tools[name]
+	if !ok {
+		return "", nil, false
+	}
+	input, err := json.Marshal(t.inputSchema)
+	if err != nil {
+		return "", nil, false
+	}
+	return t.Description, input, true
+}
+
 // Catalog lists every tool of the product with its tier, offered or not.
 func Catalog() []ToolInfo {
 	var out []ToolInfo
@@ -208,6 +223,9 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*
 			names = append(names, n)
 		}
 		sort.Strings(names)
+		if c := hint.Closest(name, names); c != "" {
+			return nil, fmt.Errorf("no tool %q is offered at tier %s; did you mean %q? Offered: %v", name, s.opts.Safety, c, names)
+		}
 		return nil, fmt.Errorf("no tool %q is offered at tier %s; offered: %v", name, s.opts.Safety, names)
 	}
 	c := &Call{srv: s, Tool: t}

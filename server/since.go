@@ -14,11 +14,11 @@ import (
 // ---- capture_since
 
 type captureSinceIn struct {
-	Cursor *string `json:"cursor,omitempty" jsonschema:"From capture_since or wait_for_text; alone, it names its pane"`
+	Cursor *string `json:"cursor,omitempty" jsonschema:"From capture_since or wait_for_text; names its pane"`
 	PaneTarget
 	MaxLines *int `json:"max_lines,omitempty" jsonschema:"null keeps every line"`
 	MaxBytes *int `json:"max_bytes,omitempty" jsonschema:"null keeps every byte"`
-	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With a cursor: wait this long for new output (clamped)"`
+	WaitMs   int  `json:"wait_ms,omitempty" jsonschema:"With cursor: wait this long for news (clamped)"`
 	Socket
 }
 
@@ -89,6 +89,9 @@ func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinc
 		return CaptureSinceOut{}, err
 	}
 	out.EffectiveWaitMs = int(wait / time.Millisecond)
+	if rows, ok := altScreenRows(t.ts, p.PaneID); ok && cur != nil && len(out.Lines) > 0 {
+		out.Lines = rows // a full-screen program's output is cursor motion: show its screen
+	}
 	// null (nil) means no limit, as limitTail reads 0.
 	out.Lines, out.TruncatedLines, out.TruncatedBytes = limitTail(out.Lines, deref(in.MaxLines), deref(in.MaxBytes))
 	out.Truncated = out.TruncatedLines > 0 || out.TruncatedBytes > 0

@@ -18,6 +18,7 @@ type state struct {
 
 	echo     echo.Store[paneKey] // what the input tools typed, so wait_for_text skips its echo (internal/echo)
 	channels channelWaits        // wait-for clients listening for wait_for_channel (channels.go)
+	marks    waitMarks           // where a wait_for_text without a cursor starts (waitmark.go)
 }
 
 // paneKey names a pane on one daemon: a restarted server reuses pane ids.

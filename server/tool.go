@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 )
@@ -129,6 +131,18 @@ type Call struct {
 	// host is the call's host argument (nil: the default host), set once its arguments are
 	// decoded.
 	host *string
+	// batchTier is the tier of the batch tool that made this call (a mutating batch at the
+	// destructive tier still acts at mutating); unset (capped false) for a direct call.
+	batchTier policy.Tier
+	capped    bool
+}
+
+// tier is the tier the call acts at: the server's, or its batch's when lower.
+func (c *Call) tier() policy.Tier {
+	if c.capped && c.batchTier < c.srv.opts.Safety {
+		return c.batchTier
+	}
+	return c.srv.opts.Safety
 }
 
 // texter lets a result choose its own text block instead of its JSON.
@@ -301,8 +315,20 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
+		var meant []string
+		for _, u := range unknown {
+			if c := hint.Closest(u, t.args); c != "" && len(unknown) == 1 {
+				meant = append(meant, fmt.Sprintf("%q", c))
+			} else if c != "" {
+				meant = append(meant, fmt.Sprintf("%q for %q", c, u))
+			}
+		}
+		guess := ""
+		if len(meant) > 0 {
+			guess = " (did you mean " + strings.Join(meant, ", ") + "?)"
+		}
 		return &toolError{
-			Msg:  fmt.Sprintf("%s does not take the argument(s) %s", t.Name, quoteList(unknown)),
+			Msg:  fmt.Sprintf("%s does not take the argument(s) %s%s", t.Name, quoteList(unknown), guess),
 			Hint: fmt.Sprintf("Remove or correct them; %s takes: %s.", t.Name, t.argList()),
 		}
 	}
@@ -378,7 +404,7 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 		// Its JSON is written once, as structured content, by the JSON-RPC layer.
 		text = tx.Text()
 	} else {
-		b, err := json.Marshal(out)
+		b, err := marshalText(out)
 		if err != nil {
 			return errorResult(c.Tool.Name, fmt.Errorf("encoding the result: %w", err))
 		}
@@ -432,4 +458,16 @@ func seeded(sp spec) spec {
 	sp.Description, sp.InputJSON, sp.OutputJSON = sd.Description, string(sd.InputSchema), string(sd.OutputSchema)
 	sp.NoOutputSchema = sd.OutputSchema == nil
 	return sp
+}
+
+// marshalText is json.Marshal without HTML escaping, for the text half of a result: a model
+// reads `2>&1` and `>>> ` there, not `2\u003e\u00261` (the same JSON string, more tokens).
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -78,16 +78,16 @@ func TestToolsetsNarrowTheTier(t *testing.T) {
 		t.Fatalf("pipe_pane: %v", err)
 	}
 
-	// Toolsets narrow within the tier: teardown at the mutating tier offers only clear_pane,
-	// and says what offers the rest.
+	// Toolsets narrow within the tier: teardown at the mutating tier offers clear_pane and the
+	// kills of what this server created, and says what offers the rest.
 	s, err = newOffline(t, Options{Safety: policy.Mutating, Toolsets: []string{"teardown"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := offered(s); !slices.Equal(got, []string{"clear_pane"}) {
+	if got := offered(s); !slices.Equal(got, []string{"clear_pane", "kill_pane", "kill_window", "kill_session"}) {
 		t.Fatalf("teardown at mutating offers %v", got)
 	}
-	if n := s.Notes(); len(n) != 1 || !strings.Contains(n[0], "kill_pane, kill_window") || !strings.Contains(n[0], "--safety destructive") {
+	if n := s.Notes(); len(n) != 1 || !strings.Contains(n[0], "kill_server") || !strings.Contains(n[0], "--safety destructive") {
 		t.Fatalf("notes %q", n)
 	}
 
@@ -127,14 +127,14 @@ func TestToolSettingsRefuseUnknownNames(t *testing.T) {
 // A tool named by LIBTMUX_MCP_TOOLS but above the tier is noted, and calling it names the
 // setting that offers it.
 func TestNamedToolAboveTheTier(t *testing.T) {
-	s, err := newOffline(t, Options{Safety: policy.Mutating, Tools: []string{"list_sessions", "kill_pane"}})
+	s, err := newOffline(t, Options{Safety: policy.Mutating, Tools: []string{"list_sessions", "kill_server"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Notes(); len(n) != 1 || !strings.Contains(n[0], "LIBTMUX_MCP_TOOLS names kill_pane") || !strings.Contains(n[0], "LIBTMUX_SAFETY=destructive or --safety destructive") {
+	if n := s.Notes(); len(n) != 1 || !strings.Contains(n[0], "LIBTMUX_MCP_TOOLS names kill_server") || !strings.Contains(n[0], "LIBTMUX_SAFETY=destructive or --safety destructive") {
 		t.Fatalf("notes %q", n)
 	}
-	if _, err := s.Call(context.Background(), "kill_pane", nil); err == nil || !strings.Contains(err.Error(), "--safety destructive") {
-		t.Fatalf("kill_pane: %v", err)
+	if _, err := s.Call(context.Background(), "kill_server", nil); err == nil || !strings.Contains(err.Error(), "--safety destructive") {
+		t.Fatalf("kill_server: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -23,17 +24,17 @@ import (
 func waitTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "wait_for_text", Title: "Wait for Text in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-			Description: "Block until NEW pane output matches one of patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, the pane dies, quiet_ms of silence, or timeout. Text already shown is matched_at_entry, never a match; our own typing is ignored. Woken by tmux: wait, do not poll. Its cursor continues in the next wait or capture_since.",
+			Description: "Block until new output matches patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, quiet_ms of silence, pane death or timeout. New: after cursor, else after our last input or wait (started_from). No polling.",
 			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0), minimum("quiet_ms", 1),
 				describeProp("patterns", "null: any new output"),
-				describeProp("stop", "Ends the wait as stopped; checked first"))},
+				describeProp("stop", "Checked first; ends as stopped"))},
 			waitForText),
 		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT, Blocking: true,
-			Description: "Block until a tmux wait-for channel is signalled (signal_channel, or `tmux wait-for -S NAME` in a pane) or timeout passes (signalled=false). A signal sent earlier is remembered.",
+			Description: "Block until a tmux wait-for channel is signalled (signal_channel, `tmux wait-for -S NAME`) or timeout (signalled=false). An earlier signal counts.",
 			Input:       edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
 			waitForChannel),
 		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Signal a tmux wait-for channel, waking every wait_for_channel on it (or the next one).",
+			Description: "Signal a tmux wait-for channel: wakes its wait_for_channel calls (or the next one).",
 			Input:       edits(pattern("channel", channelPattern))},
 			signalChannel),
 	}
@@ -61,12 +62,12 @@ type waitForTextIn struct {
 	Stop     []string `json:"stop,omitempty"`
 	Regex    bool     `json:"regex,omitempty"`
 	PaneTarget
-	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds; clamped to the wait ceiling"`
+	Timeout   float64 `json:"timeout,omitempty" jsonschema:"Seconds (clamped)"`
 	MatchCase bool    `json:"match_case,omitempty"`
-	Cursor    *string `json:"cursor,omitempty" jsonschema:"From wait_for_text or capture_since; alone, it names its pane"`
+	Cursor    *string `json:"cursor,omitempty" jsonschema:"From wait_for_text or capture_since; names its pane"`
 	// libtmux-mcp polls every interval seconds; this server is woken by the pane's output.
-	Interval *float64 `json:"interval,omitempty" jsonschema:"Ignored: never polls"`
-	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"Also end (quiet) after this many ms without output"`
+	Interval *float64 `json:"interval,omitempty" jsonschema:"Ignored"`
+	QuietMs  *int     `json:"quiet_ms,omitempty" jsonschema:"End (quiet) after this many ms of silence"`
 	Socket
 }
 
@@ -83,6 +84,7 @@ type waitForTextOut struct {
 	EffectiveTimeout float64  `json:"effective_timeout" jsonschema:"the timeout used, in seconds, after clamping to the wait ceiling"`
 	Cursor           string   `json:"cursor" jsonschema:"resume point: pass it to the next wait_for_text (or capture_since) to see only what follows this call's last line"`
 	QuietMs          int      `json:"quiet_ms" jsonschema:"how long the pane had printed nothing when the wait ended, in milliseconds"`
+	StartedFrom      string   `json:"started_from" jsonschema:"call, cursor, last_input (this server's last input to the pane) or last_wait"`
 	LinesMissed      bool     `json:"lines_missed" jsonschema:"output may have been lost: the pane printed more than the stream buffer holds, or the cursor's stream was closed (the wait then started at the call); false normally"`
 }
 
@@ -111,7 +113,7 @@ func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOu
 		}
 	}
 	w := &textWait{c: c, t: t, id: id, key: paneKey{Daemon: id, Pane: t.pane.PaneID}, m: m, start: start, lastOutput: start, eff: eff,
-		out: waitForTextOut{PaneID: t.pane.PaneID, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}}
+		out: waitForTextOut{PaneID: t.pane.PaneID, StartedFrom: fromCall, EffectiveTimeout: eff.Seconds(), MatchedLines: []string{}, Tail: []string{}}}
 	if t.pane.PaneDead && cur == nil {
 		w.out.Outcome = waitmatch.PaneDied
 		return w.finish()
@@ -166,8 +168,11 @@ func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
 		return fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w: %w", w.t.pane.PaneID, errNoStream, err)
 	}
 	w.e = e
-	off := e.Watch().Offset()
+	off, from := w.c.srv.state.marks.start(w.key, e.Gen(), e.Watch().Offset())
+	w.out.StartedFrom = from
 	if cur != nil {
+		w.out.StartedFrom = fromCursor
+		off = e.Watch().Offset()
 		if cur.Gen == e.Gen() {
 			off = cur.Offset
 		} else {
@@ -177,7 +182,7 @@ func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
 		}
 	}
 	w.m.Echoes = func() echo.Set { return w.c.srv.state.echo.Echoes(w.key, time.Now()) }
-	if len(w.m.Pats) > 0 {
+	if len(w.m.Pats) > 0 && off == e.Watch().Offset() {
 		if screen, err := w.t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", w.t.pane.PaneID}); err == nil {
 			w.out.MatchedAtEntry = w.m.OnScreen(screen[0])
 		}
@@ -294,9 +299,37 @@ func (w *textWait) timedOut(ctx context.Context) (waitForTextOut, error) {
 func (w *textWait) end() (waitForTextOut, error) {
 	if w.e != nil {
 		w.out.Cursor = cursor.New(w.id, w.t.pane, w.e.Gen(), w.at).Encode()
+		w.c.srv.state.marks.waited(w.key, w.e.Gen(), w.at)
 	}
 	w.out.Tail, w.out.SawNewOutput = w.m.Tail(), w.m.Saw()
+	if rows, ok := altScreenRows(w.t.ts, w.t.pane.PaneID); ok {
+		// A full-screen program's output is cursor motion, not lines: show its screen.
+		w.out.Tail = waitmatch.BoundLines(rows)
+		if w.out.Outcome == waitmatch.AnyOutput {
+			w.out.MatchedLines = w.out.Tail
+		}
+	}
 	return w.finish()
+}
+
+// altScreenRows returns the rows of the pane's screen when it shows the alternate screen (vim,
+// less, top), without trailing blanks and without the rows of a lone "~" (the filler of vim
+// and less past the end of the text); ok is false on the normal screen.
+func altScreenRows(ts *tmux.Server, pane string) ([]string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{alternate_on}"}, []string{"capture-pane", "-p", "-t", pane})
+	if err != nil || len(out) != 2 || len(out[0]) != 1 || out[0][0] != "1" {
+		return nil, false
+	}
+	rows := make([]string, 0, len(out[1]))
+	for _, r := range out[1] {
+		r = strings.TrimRight(r, " ")
+		if r != "~" {
+			rows = append(rows, r)
+		}
+	}
+	return trimBlankTail(rows), true
 }
 
 func (w *textWait) finish() (waitForTextOut, error) {

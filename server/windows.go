@@ -36,11 +36,11 @@ func windowTools() []*Tool {
 		define(spec{Name: "move_window", Title: "Move tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Move a window to another index and/or session."},
 			moveWindow),
-		define(spec{Name: "kill_window", Title: "Kill tmux Window", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a window and its panes. Not this MCP server's own window."},
+		define(spec{Name: "kill_window", Title: "Kill tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
+			Description: "Kill a window and its panes; at mutating, only one this server created."},
 			killWindow),
-		define(spec{Name: "kill_session", Title: "Kill tmux Session", Tier: policy.Destructive, Ann: annDESTR,
-			Description: "Kill a session (session_name or session_id required) and its windows. Not this MCP server's own session."},
+		define(spec{Name: "kill_session", Title: "Kill tmux Session", Tier: policy.Mutating, Toolsets: []string{policy.Teardown}, Ann: annDESTR,
+			Description: "Kill a session (session_name or session_id) and its windows; at mutating, only one this server created."},
 			killSession),
 		define(spec{Name: "kill_server", Title: "Kill tmux Server", Tier: policy.Destructive, Ann: annDESTR,
 			Description: "Kill a tmux server and all in it. Not the one this MCP server runs in."},
@@ -122,7 +122,7 @@ func renamed(err error, from, to string) error {
 type selectWindowIn struct {
 	WindowID    *string `json:"window_id,omitempty"`
 	WindowIndex *string `json:"window_index,omitempty"`
-	Direction   *string `json:"direction,omitempty" jsonschema:"last: the previous current window"`
+	Direction   *string `json:"direction,omitempty" jsonschema:"last: previous current window"`
 	SessionTarget
 	Socket
 }
@@ -278,7 +278,7 @@ func resizeWindow(ctx context.Context, c *Call, in *resizeWindowIn) (tmux.Window
 
 type moveWindowIn struct {
 	WindowTarget
-	DestinationIndex   *string `json:"destination_index,omitempty" jsonschema:"Default: the next free index"`
+	DestinationIndex   *string `json:"destination_index,omitempty" jsonschema:"Default: next free index"`
 	DestinationSession *string `json:"destination_session,omitempty" jsonschema:"Exact name or id; default: its own"`
 	Socket
 }
@@ -349,6 +349,9 @@ func killWindow(ctx context.Context, c *Call, in *killWindowIn) (resultOut, erro
 	if err := c.callerPlace(ctx, t.ts, t.snap).GuardWindow(in.WindowID); err != nil {
 		return resultOut{}, err
 	}
+	if err := c.checkOwned(ctx, t.ts, "window "+in.WindowID, in.WindowID, levelWindow); err != nil {
+		return resultOut{}, err
+	}
 	if err := killCommand(ctx, t.ts, "kill-window", "-t", in.WindowID); err != nil {
 		return resultOut{}, err
 	}
@@ -367,6 +370,9 @@ func killSession(ctx context.Context, c *Call, in *sessionIn) (resultOut, error)
 	}
 	id := t.session.SessionID
 	if err := c.callerPlace(ctx, t.ts, t.snap).GuardSession(id); err != nil {
+		return resultOut{}, err
+	}
+	if err := c.checkOwned(ctx, t.ts, fmt.Sprintf("session %s (%s)", id, t.session.SessionName), id, levelSession); err != nil {
 		return resultOut{}, err
 	}
 	if err := killCommand(ctx, t.ts, "kill-session", "-t", id); err != nil {

@@ -41,7 +41,7 @@ const usage = `tmux-mcp: a Model Context Protocol server for tmux.
 Usage:
   tmux-mcp [flags]                      serve MCP over stdio (what MCP clients run)
   tmux-mcp serve [--http ADDR] [flags]  serve stdio, or streamable HTTP on ADDR (loopback, bearer token)
-  tmux-mcp tools [flags]                list the tools a client would be offered, with their tier
+  tmux-mcp tools [NAME] [flags]         list the tools a client would be offered, with their tier (NAME: its arguments)
   tmux-mcp call TOOL ['{"json":"args"}'] run one tool in-process and print its result (exit 1 on a tool error)
   tmux-mcp doctor [flags]               check tmux, the socket, reachable servers, the caller pane and the tier
   tmux-mcp version                      print the version
@@ -71,7 +71,7 @@ type command struct {
 
 var commands = []command{
 	{name: "serve", server: true, run: serve},
-	{name: "tools", server: true, run: func(_ context.Context, in *invocation) int { return listTools(in.srv, in.sio.Stdout) }},
+	{name: "tools", server: true, args: true, run: func(_ context.Context, in *invocation) int { return listTools(in.srv, in.args, in.sio) }},
 	{name: "call", server: true, args: true, run: func(ctx context.Context, in *invocation) int { return call(ctx, in.srv, in.args, in.sio) }},
 	{name: "doctor", server: true, run: func(ctx context.Context, in *invocation) int { return doctor(ctx, in.srv, in.st, in.opts, in.sio) }},
 	{name: "version", run: func(_ context.Context, in *invocation) int {
@@ -243,11 +243,18 @@ func serveSession(ctx context.Context, ms *mcp.Server, t mcp.Transport) error {
 	}
 }
 
-func listTools(srv *server.Server, w io.Writer) int {
-	for _, t := range srv.Tools() {
-		fmt.Fprintf(w, "%-30s %-12s %-16s %s\n", t.Name, t.Tier, strings.Join(server.ToolsetsOf(t.Name), ","), t.Title)
+func listTools(srv *server.Server, args []string, sio IO) int {
+	switch len(args) {
+	case 0:
+		for _, t := range srv.Tools() {
+			fmt.Fprintf(sio.Stdout, "%-30s %-12s %-16s %s\n", t.Name, t.Tier, strings.Join(server.ToolsetsOf(t.Name), ","), t.Title)
+		}
+		return 0
+	case 1:
+		return describeTool(srv, args[0], sio)
 	}
-	return 0
+	fmt.Fprintln(sio.Stderr, "usage: tmux-mcp tools [NAME]")
+	return 2
 }
 
 func call(ctx context.Context, srv *server.Server, args []string, sio IO) int {
@@ -264,12 +271,34 @@ func call(ctx context.Context, srv *server.Server, args []string, sio IO) int {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp:", err)
 		return 2
 	}
-	b, _ := json.MarshalIndent(res, "", "  ")
-	fmt.Fprintln(sio.Stdout, string(b))
+	printResult(sio.Stdout, res)
 	if res.IsError {
 		return 1
 	}
 	return 0
+}
+
+// printResult prints a result once: its structured content as indented JSON when it has one
+// (the text block holds the same), else its text; other content is named, not dumped.
+func printResult(w io.Writer, res *mcp.CallToolResult) {
+	if res.StructuredContent != nil && !res.IsError {
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err == nil {
+			fmt.Fprintln(w, string(b))
+		}
+	}
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			if res.StructuredContent == nil || res.IsError {
+				fmt.Fprintln(w, c.Text)
+			}
+		case *mcp.ImageContent:
+			fmt.Fprintf(w, "[%s image, %d bytes]\n", c.MIMEType, len(c.Data))
+		default:
+			fmt.Fprintf(w, "[%T content]\n", c)
+		}
+	}
 }
 
 // IsTerminal reports whether f is a character device (a terminal).

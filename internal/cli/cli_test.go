@@ -64,19 +64,33 @@ func TestCall(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("create_session: %d %s", code, out)
 	}
+	// The result is printed once: its structured content, not its text as well.
 	var res struct {
-		StructuredContent struct {
-			SessionName string `json:"session_name"`
-		} `json:"structuredContent"`
+		SessionName string `json:"session_name"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || res.StructuredContent.SessionName != "cli" {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.SessionName != "cli" {
 		t.Fatalf("result %s (%v)", out, err)
 	}
-	if code, out, _ := runCLI(t, env, "call", "get_pane_info", `{"pane_id":"bad"}`); code != 1 || !strings.Contains(out, "isError") {
+	if code, out, _ := runCLI(t, env, "call", "get_pane_info", `{"pane_id":"bad"}`); code != 1 || !strings.Contains(out, "pane_id") {
 		t.Fatalf("tool error must exit 1: %d %s", code, out)
 	}
-	if code, _, _ := runCLI(t, env, "call", "no_such_tool"); code != 2 {
-		t.Fatalf("unknown tool: %d", code)
+	if code, _, errs := runCLI(t, env, "call", "list_sesions"); code != 2 || !strings.Contains(errs, `did you mean "list_sessions"`) {
+		t.Fatalf("unknown tool: %d %s", code, errs)
+	}
+	if code, out, _ := runCLI(t, env, "call", "list_sessions", `{"pane_id":"%0"}`); code != 1 || !strings.Contains(out, "does not take") {
+		t.Fatalf("unknown argument: %d %s", code, out)
+	}
+}
+
+// TestToolsName: tmux-mcp tools NAME prints that tool's arguments, with types, defaults and
+// descriptions; a misspelt name gets the closest.
+func TestToolsName(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "tools", "send_keys")
+	if code != 0 || !strings.Contains(out, "keys (string, required)") || !strings.Contains(out, "enter (boolean, default true)") || !strings.Contains(out, "suppress_history (boolean, default false): Prefix") {
+		t.Fatalf("tools send_keys: %d\n%s", code, out)
+	}
+	if code, _, errs := runCLI(t, nil, "tools", "send_kyes"); code != 2 || !strings.Contains(errs, `did you mean "send_keys"`) {
+		t.Fatalf("tools send_kyes: %d %s", code, errs)
 	}
 }
 

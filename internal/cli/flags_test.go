@@ -37,7 +37,7 @@ func TestFlagsAroundTheSubcommand(t *testing.T) {
 		args []string
 		says string
 	}{
-		{[]string{"tools", "extra"}, "takes no arguments"},
+		{[]string{"doctor", "extra"}, "takes no arguments"},
 		{[]string{"--http", "127.0.0.1:0", "tools"}, "--http is a flag of serve"},
 		{[]string{"doctor", "--token-file", "x"}, "--token-file is a flag of serve"},
 		{[]string{"tools", "--no-such-flag"}, "flag provided but not defined"},
@@ -92,15 +92,15 @@ func TestToolsetsAndExclusions(t *testing.T) {
 // A tool that LIBTMUX_MCP_TOOLS names above the tier is reported at start-up (stderr) and by
 // doctor; calling a tool above the tier names the setting that offers it.
 func TestToolsAboveTheTierAreReported(t *testing.T) {
-	env := []string{"LIBTMUX_MCP_TOOLS=list_sessions,kill_session", "LIBTMUX_SOCKET=tmux-mcp-cli-test-none"}
+	env := []string{"LIBTMUX_MCP_TOOLS=list_sessions,kill_server", "LIBTMUX_SOCKET=tmux-mcp-cli-test-none"}
 	code, out, errs := runCLI(t, env, "tools")
-	if code != 0 || strings.TrimSpace(out) == "" || !strings.Contains(errs, "LIBTMUX_MCP_TOOLS names kill_session") || !strings.Contains(errs, "--safety destructive") {
+	if code != 0 || strings.TrimSpace(out) == "" || !strings.Contains(errs, "LIBTMUX_MCP_TOOLS names kill_server") || !strings.Contains(errs, "--safety destructive") {
 		t.Fatalf("tools: %d %q\n%s", code, errs, out)
 	}
-	if _, out, _ := runCLI(t, env, "doctor"); !strings.Contains(out, "warning:       LIBTMUX_MCP_TOOLS names kill_session") {
+	if _, out, _ := runCLI(t, env, "doctor"); !strings.Contains(out, "warning:       LIBTMUX_MCP_TOOLS names kill_server") {
 		t.Fatalf("doctor:\n%s", out)
 	}
-	if code, _, errs := runCLI(t, []string{"LIBTMUX_SOCKET=tmux-mcp-cli-test-none"}, "call", "kill_session", `{"session_name":"x"}`); code != 2 ||
+	if code, _, errs := runCLI(t, []string{"LIBTMUX_SOCKET=tmux-mcp-cli-test-none"}, "call", "kill_server"); code != 2 ||
 		!strings.Contains(errs, "LIBTMUX_SAFETY=destructive or --safety destructive") {
 		t.Fatalf("call above the tier: %d %q", code, errs)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
@@ -23,11 +24,15 @@ import (
 //  2. Else, when every token is a key name or looks like one without being one (Shift+Tab,
 //     Ctrl-C, C-, <Enter>, Esc, S-Tab) and at least one only looks like one, the call is refused
 //     with the valid forms: tmux would have typed the look-alike as text.
-//  3. Else the whole string, whitespace included, is literal text (send-keys -l), so
-//     "echo Enter" types those ten characters.
+//  3. Else, when the first or the last token is a key name spelled as tmux documents it
+//     (Escape, Enter, Tab, BSpace, Up, F1, C-c, M-x, ^C: case included), keys and text are
+//     mixed, as tmux's own send-keys reads its arguments: every token so spelled is a key, and
+//     the words between keys are typed as text, their inner spaces kept ("Escape :q! Enter" is
+//     Escape, the text ":q!", Enter). A look-alike among them is refused as in 2.
+//  4. Else the whole string, whitespace included, is literal text (send-keys -l), so
+//     "echo Enter" types those ten characters and "docker compose up" is text.
 //
-// Key names and text are never mixed in one call: "Escape :wq Enter" is text. Send keys and
-// text in separate calls (or send_keys_batch), or pass literal=true to type anything as text.
+// literal=true types anything as text.
 
 // namedKeys are tmux's key names (tmux 3.2+ key-string.c), matched case-insensitively like tmux.
 // Mouse, focus and paste pseudo-keys are left out: they are not keyboard input.
@@ -241,27 +246,73 @@ func suggestModified(parts []string) string {
 	return joined + key
 }
 
-// Plan is how send_keys sends its keys argument.
-type Plan struct {
-	Keys []string // key names, in order, when sent as keys
-	Text string   // literal text otherwise
+// Part is one step of a Plan: a key name (Key) or text typed literally (Text).
+type Part struct {
+	Key  string `json:"key,omitempty"`
+	Text string `json:"text,omitempty"`
 }
 
-// IsKeys reports whether the plan sends key names (else literal text).
-func (p Plan) IsKeys() bool { return p.Keys != nil }
+// Plan is how send_keys sends its keys argument: its parts, in order.
+type Plan struct {
+	Parts []Part
+}
+
+// IsKeys reports whether the plan sends only key names.
+func (p Plan) IsKeys() bool {
+	for _, pt := range p.Parts {
+		if pt.Key == "" {
+			return false
+		}
+	}
+	return len(p.Parts) > 0
+}
+
+// Keys returns the key names of the plan, in order.
+func (p Plan) Keys() []string {
+	var out []string
+	for _, pt := range p.Parts {
+		if pt.Key != "" {
+			out = append(out, pt.Key)
+		}
+	}
+	return out
+}
+
+// Text returns the plan's text parts, joined.
+func (p Plan) Text() string {
+	var b strings.Builder
+	for _, pt := range p.Parts {
+		b.WriteString(pt.Text)
+	}
+	return b.String()
+}
+
+// EndsWithText reports whether the plan's last part is text (or the plan is empty): Enter
+// follows text, never a key.
+func (p Plan) EndsWithText() bool {
+	return len(p.Parts) == 0 || p.Parts[len(p.Parts)-1].Key == ""
+}
+
+// textPlan types s as it is.
+func textPlan(s string) Plan {
+	if s == "" {
+		return Plan{}
+	}
+	return Plan{Parts: []Part{{Text: s}}}
+}
 
 // Parse applies the rules above. literal forces text. A refusal is a *hint.Error.
 func Parse(keys string, literal bool) (Plan, error) {
 	if literal {
-		return Plan{Text: keys}, nil
+		return textPlan(keys), nil
 	}
-	toks := strings.Fields(keys)
+	toks := fields(keys)
 	if len(toks) == 0 {
-		return Plan{Text: keys}, nil
+		return textPlan(keys), nil
 	}
 	allKeys, named := true, 0
 	for _, t := range toks {
-		ok, plain := IsName(t)
+		ok, plain := IsName(t.s)
 		if !ok {
 			allKeys = false
 			break
@@ -272,40 +323,132 @@ func Parse(keys string, literal bool) (Plan, error) {
 	}
 	// One plain character is text; several tokens must all be named keys.
 	if allKeys && named == len(toks) {
-		out := make([]string, len(toks))
-		for i, t := range toks {
-			out[i] = Canonical(t)
+		var p Plan
+		for _, t := range toks {
+			p.Parts = append(p.Parts, Part{Key: Canonical(t.s)})
 		}
-		return Plan{Keys: out}, nil
+		return p, nil
 	}
-	var bad []string
-	lookalikesOnly := true
+	if err := refuseLookalikes(toks, true); err != nil {
+		return Plan{}, err
+	}
+	if Spelled(toks[0].s) || Spelled(toks[len(toks)-1].s) {
+		return mixed(keys, toks)
+	}
+	return textPlan(keys), nil
+}
+
+// mixed reads keys and text mixed (rule 3): tokens spelled as key names are keys, the text
+// between them is typed as it is, inner whitespace included.
+func mixed(keys string, toks []token) (Plan, error) {
+	if err := refuseLookalikes(toks, false); err != nil {
+		return Plan{}, err
+	}
+	var p Plan
+	from := -1 // start of the text run, -1 when none
+	flush := func(end int) {
+		if from >= 0 {
+			p.Parts = append(p.Parts, Part{Text: keys[from:end]})
+			from = -1
+		}
+	}
+	lastEnd := 0
 	for _, t := range toks {
-		if ok, plain := IsName(t); ok && !plain {
+		if Spelled(t.s) {
+			flush(lastEnd)
+			p.Parts = append(p.Parts, Part{Key: Canonical(t.s)})
+		} else if from < 0 {
+			from = t.at
+		}
+		lastEnd = t.at + len(t.s)
+	}
+	flush(lastEnd)
+	return p, nil
+}
+
+// Spelled reports whether tok is a key name written as tmux documents it, case included
+// (Escape, Enter, BSpace, F1, C-c, M-x, C-M-a, S-Up, ^C): what marks a string as keys and text
+// mixed. "up" or "enter" in a sentence stays a word.
+func Spelled(tok string) bool {
+	ok, plain := IsName(tok)
+	if !ok || plain {
+		return false
+	}
+	if tok == Canonical(tok) {
+		return true
+	}
+	// ^C: tmux's short form, with the letter in upper case.
+	return len(tok) == 2 && tok[0] == '^' && tok[1] >= 'A' && tok[1] <= '_'
+}
+
+// token is a whitespace-separated word of keys and where it starts.
+type token struct {
+	s  string
+	at int
+}
+
+// fields splits s on whitespace like strings.Fields, keeping where each word starts.
+func fields(s string) []token {
+	var out []token
+	at := -1
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if at >= 0 {
+				out = append(out, token{s[at:i], at})
+				at = -1
+			}
+		} else if at < 0 {
+			at = i
+		}
+	}
+	if at >= 0 {
+		out = append(out, token{s[at:], at})
+	}
+	return out
+}
+
+// isLowerWord reports whether s is only lower-case letters.
+func isLowerWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// refuseLookalikes refuses the tokens that look like key names without being ones (rule 2):
+// when only keys and look-alikes are there (only), or, for a mixed string, whenever one is.
+func refuseLookalikes(toks []token, only bool) error {
+	var bad []string
+	for _, t := range toks {
+		if ok, plain := IsName(t.s); ok && !plain {
 			continue
 		}
-		look, sugg := Lookalike(t)
-		if !look {
-			lookalikesOnly = false
-			break
+		look, sugg := Lookalike(t.s)
+		if !look || (!only && isLowerWord(t.s)) {
+			if only {
+				return nil
+			}
+			continue // in a sentence, "return" or "alt" is a word
 		}
 		if sugg != "" {
-			bad = append(bad, fmt.Sprintf("%q (use %s)", t, sugg))
+			bad = append(bad, fmt.Sprintf("%q (use %s)", t.s, sugg))
 		} else {
-			bad = append(bad, fmt.Sprintf("%q", t))
+			bad = append(bad, fmt.Sprintf("%q", t.s))
 		}
 	}
-	if lookalikesOnly && len(bad) > 0 {
-		n := len(bad)
-		if len(bad) > 5 {
-			bad = append(bad[:5], fmt.Sprintf("and %d more", n-5))
-		}
-		for i, b := range bad {
-			bad[i] = hint.Truncate(b, 80)
-		}
-		return Plan{}, hint.New(ValidForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(n))
+	if len(bad) == 0 {
+		return nil
 	}
-	return Plan{Text: keys}, nil
+	n := len(bad)
+	if len(bad) > 5 {
+		bad = append(bad[:5], fmt.Sprintf("and %d more", n-5))
+	}
+	for i, b := range bad {
+		bad[i] = hint.Truncate(b, 80)
+	}
+	return hint.New(ValidForms, "%s %s not a tmux key name, and tmux would type it as text", strings.Join(bad, ", "), isAre(n))
 }
 
 func isAre(n int) string {

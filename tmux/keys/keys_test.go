@@ -11,6 +11,7 @@ func TestParse(t *testing.T) {
 		in      string
 		literal bool
 		keys    []string // nil: text
+		mixed   []Part
 		text    string
 		refuse  string // substring of the refusal
 	}{
@@ -36,8 +37,20 @@ func TestParse(t *testing.T) {
 		{in: "q", text: "q"},
 		{in: "a b", text: "a b"},
 		{in: "ls -la", text: "ls -la"},
-		{in: "echo Enter", text: "echo Enter"},
-		{in: "Escape :wq Enter", text: "Escape :wq Enter"},
+		{in: "echo enter", text: "echo enter"},
+		{in: "docker compose up", text: "docker compose up"},
+		{in: "echo Up to date", text: "echo Up to date"},
+		{in: `git commit -m "Fix Escape"`, text: `git commit -m "Fix Escape"`},
+		{in: "Escape :q! Enter", mixed: []Part{{Key: "Escape"}, {Text: ":q!"}, {Key: "Enter"}}},
+		{in: "Escape :wq", mixed: []Part{{Key: "Escape"}, {Text: ":wq"}}},
+		{in: "C-c echo  two  words", mixed: []Part{{Key: "C-c"}, {Text: "echo  two  words"}}},
+		{in: "echo hi Enter", mixed: []Part{{Text: "echo hi"}, {Key: "Enter"}}},
+		{in: "Escape i hello Escape", mixed: []Part{{Key: "Escape"}, {Text: "i hello"}, {Key: "Escape"}}},
+		{in: "M-x save Tab Enter", mixed: []Part{{Key: "M-x"}, {Text: "save"}, {Key: "Tab"}, {Key: "Enter"}}},
+		{in: "^C ls", mixed: []Part{{Key: "C-c"}, {Text: "ls"}}},
+		{in: "Escape i hit return Escape", mixed: []Part{{Key: "Escape"}, {Text: "i hit return"}, {Key: "Escape"}}},
+		{in: "Escape :wq Return", refuse: "Enter"},
+		{in: "Esc :wq Enter", refuse: "Escape"},
 		{in: "^foo", text: "^foo"},
 		{in: "c-style", text: "c-style"},
 		{in: "opt-in", text: "opt-in"},
@@ -83,12 +96,18 @@ func TestParse(t *testing.T) {
 			continue
 		}
 		if tc.keys != nil {
-			if !slices.Equal(p.Keys, tc.keys) {
-				t.Errorf("Parse(%q) keys = %q, want %q", tc.in, p.Keys, tc.keys)
+			if !p.IsKeys() || !slices.Equal(p.Keys(), tc.keys) {
+				t.Errorf("Parse(%q) keys = %q, want %q", tc.in, p.Keys(), tc.keys)
 			}
 			continue
 		}
-		if p.IsKeys() || p.Text != tc.text {
+		if tc.mixed != nil {
+			if !slices.Equal(p.Parts, tc.mixed) {
+				t.Errorf("Parse(%q) = %+v, want %+v", tc.in, p.Parts, tc.mixed)
+			}
+			continue
+		}
+		if len(p.Parts) > 1 || p.IsKeys() || p.Text() != tc.text {
 			t.Errorf("Parse(%q) = %+v, want text %q", tc.in, p, tc.text)
 		}
 	}
@@ -100,10 +119,18 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := Parse(s, false)
-		if err == nil && !p.IsKeys() && p.Text != s {
-			t.Fatalf("text plan %q does not keep the input %q", p.Text, s)
+		if err == nil && len(p.Parts) == 1 && p.Parts[0].Text != "" && p.Parts[0].Text != s {
+			t.Fatalf("text plan %q does not keep the input %q", p.Text(), s)
 		}
-		for _, k := range p.Keys {
+		for _, pt := range p.Parts {
+			if pt.Key == "" && pt.Text == "" {
+				t.Fatalf("empty part in %+v of %q", p, s)
+			}
+			if pt.Text != "" && !strings.Contains(s, pt.Text) {
+				t.Fatalf("text part %q is not in %q", pt.Text, s)
+			}
+		}
+		for _, k := range p.Keys() {
 			if ok, _ := IsName(k); !ok {
 				t.Fatalf("planned key %q of %q is not a key name", k, s)
 			}

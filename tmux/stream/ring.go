@@ -357,3 +357,81 @@ func (r *Ring) Changed() <-chan struct{} {
 	defer r.mu.Unlock()
 	return r.changed
 }
+
+// ElidedEnd returns where the newest range Elide hid ends (0 when none was hidden).
+func (r *Ring) ElidedEnd() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var end int64
+	for _, e := range r.elided {
+		end = max64(end, e.to)
+	}
+	return end
+}
+
+// MaskElided blanks in data, read from stream offset start, what Elide hid, for a reader of
+// the raw output that must not show it (a recording): its characters become spaces while
+// control characters and escape sequences stay, so the cursor moves as it did.
+func (r *Ring) MaskElided(data []byte, start int64) {
+	r.mu.Lock()
+	spans := append([]span(nil), r.elided...)
+	r.mu.Unlock()
+	end := start + int64(len(data))
+	for _, e := range spans {
+		if e.to <= start || e.from >= end {
+			continue
+		}
+		maskText(data[max64(e.from, start)-start : min64(e.to, end)-start])
+	}
+}
+
+// maskText turns the printable characters of b into spaces (one per character), leaving
+// control characters and ESC sequences (CSI, OSC and two-byte ones) as they are.
+func maskText(b []byte) {
+	const (
+		text = iota
+		esc
+		csi
+		osc
+	)
+	state := text
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch state {
+		case esc:
+			switch c {
+			case '[':
+				state = csi
+			case ']':
+				state = osc
+			default:
+				state = text
+			}
+		case csi:
+			if c >= 0x40 && c <= 0x7e {
+				state = text
+			}
+		case osc:
+			if c == 0x07 || c == 0x1b {
+				state = text
+			}
+		default:
+			switch {
+			case c == 0x1b:
+				state = esc
+			case c >= 0x20 && c < 0x7f:
+				b[i] = ' '
+			case c >= 0xc0:
+				b[i] = ' ' // a character's first byte; its continuation bytes go
+				j := i + 1
+				for j < len(b) && b[j]&0xc0 == 0x80 {
+					j++
+				}
+				copy(b[i+1:], b[j:])
+				for k := len(b) - (j - i - 1); k < len(b); k++ {
+					b[k] = 0 // NULs at the end: a terminal draws nothing for them
+				}
+			}
+		}
+	}
+}

@@ -75,3 +75,9 @@ func (w *Watch) Release() {
 		w.hub.mu.Unlock()
 	})
 }
+
+// ElidedEnd returns where the newest range Elide hid ends; see Ring.ElidedEnd.
+func (w *Watch) ElidedEnd() int64 { return w.ps.ring.ElidedEnd() }
+
+// MaskElided blanks what Elide hid in raw data read at start; see Ring.MaskElided.
+func (w *Watch) MaskElided(data []byte, start int64) { w.ps.ring.MaskElided(data, start) }

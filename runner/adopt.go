@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+)
+
+// A run outlives the server process that started it (the client restarted it): its pane keeps a
+// tmux user option naming the run (persist), so the next process for the same tmux server
+// finds it (Adopt), follows its output from then on, reads its end marker, and holds the pane
+// meanwhile. What the run printed before the adoption is not in its result (MissedBytes and
+// OutputComplete say so).
+
+// runOption is the pane user option that names a run while it runs.
+const runOption = "@tmux_mcp_run"
+
+// persisted is what runOption holds, as JSON.
+type persisted struct {
+	ID      string `json:"id"`
+	Holder  string `json:"holder"`
+	Command string `json:"command"`
+	Path    string `json:"path"`    // the wrapper script, removed with its companions at the end
+	Started int64  `json:"started"` // unix milliseconds
+	PID     int    `json:"pid"`     // the server process that started it
+	Shell   string `json:"shell"`   // the pane's command before the run (its shell)
+}
+
+// persist names the run in its pane's option, once its line was entered.
+func (x *run) persist(ctx context.Context) {
+	b, err := json.Marshal(persisted{ID: x.id, Holder: x.req.Holder, Command: x.req.Command, Path: x.path,
+		Started: x.rec.Started.UnixMilli(), PID: os.Getpid(), Shell: x.req.pane.PaneCurrentCommand})
+	if err != nil {
+		return
+	}
+	if _, err := x.ts.Exec(ctx, []string{"set-option", "-p", "-t", x.req.pane.PaneID, runOption, string(b)}); err == nil {
+		x.persisted = true
+	}
+}
+
+// unpersist removes the run's name from its pane once it ended.
+func (x *run) unpersist() {
+	if !x.persisted {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	x.ts.Exec(ctx, []string{"set-option", "-p", "-u", "-t", x.req.pane.PaneID, runOption})
+}
+
+// Adopt returns the run holding pane p: this Runner's, or one an earlier server process
+// started there and that still runs, which it follows from now on as its own. It returns nil
+// when there is none; endedUnseen names a run of an earlier process that ended while no server
+// watched (its exit status is lost; its name is removed from the pane).
+func (r *Runner) Adopt(ctx context.Context, ts *tmux.Server, p tmux.Pane) (rec *Record, endedUnseen string, err error) {
+	ident, err := ts.Identity(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	k := Key{ident, p.PaneID}
+	if rec := r.reg.current(k); rec != nil {
+		return rec, "", nil
+	}
+	out, err := ts.Query(ctx, []string{"show-options", "-p", "-q", "-v", "-t", p.PaneID, runOption})
+	if err != nil || len(out) == 0 || len(out[0]) == 0 || out[0][0] == "" {
+		return nil, "", nil
+	}
+	var ps persisted
+	if json.Unmarshal([]byte(out[0][0]), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(p, ps.Shell) {
+		ts.Exec(ctx, []string{"set-option", "-p", "-u", "-t", p.PaneID, runOption})
+		if ps.PID == os.Getpid() || ps.ID == "" {
+			return nil, "", nil
+		}
+		return nil, ps.Holder, nil
+	}
+	rec, err = r.reg.reserve(k, ps.Holder, ps.Command)
+	if err != nil {
+		return r.reg.current(k), "", nil
+	}
+	rec.Started = time.UnixMilli(ps.Started)
+	if err := r.follow(ctx, ts, p, ps, rec); err != nil {
+		r.reg.end(rec, nil)
+		return nil, "", err
+	}
+	return rec, "", nil
+}
+
+// follow makes rec's run from the stream of pane p, from now on, and waits for its end in the
+// background.
+func (r *Runner) follow(ctx context.Context, ts *tmux.Server, p tmux.Pane, ps persisted, rec *Record) error {
+	w, err := ts.WatchPane(ctx, p.PaneID)
+	if err != nil {
+		return err
+	}
+	x := &run{r: r, ts: ts, req: Request{pane: p, PaneID: p.PaneID, Holder: ps.Holder, Command: ps.Command,
+		MaxLines: DefaultMaxLines, MaxBytes: 1_000_000}, id: ps.ID, path: ps.Path, rec: rec,
+		entered: true, removed: true, persisted: true}
+	x.f = stream.NewFollower(w, w.Offset())
+	x.gone, x.give = context.WithCancel(context.Background())
+	x.col = newCollector(ps.ID, bodyWindow, func(id string) bool { return id == ps.ID || r.minted.has(id) })
+	// Its start went by before this process: the body starts partway.
+	x.col.started, x.col.lostStart, x.col.startAt, x.col.bodyAt = true, true, -1, -1
+	x.col.keepLines = x.req.MaxLines
+	x.missed = 1
+	rec.mu.Lock()
+	rec.live = x
+	rec.mu.Unlock()
+	r.reg.attach(rec)
+	go x.background()
+	return nil
+}
+
+// stillRunning reports whether a command runs in pane p rather than its shell (named shell
+// when the run began): the terminal's foreground process group is not the shell's, where
+// /proc tells, else tmux's pane_current_command differs from the shell's name.
+func stillRunning(p tmux.Pane, shell string) bool {
+	if p.PaneDead {
+		return false
+	}
+	if leader, gone, ok := procfs.Foreground(p.PanePID); ok {
+		return !gone && leader != p.PanePID
+	}
+	return shell == "" || p.PaneCurrentCommand != shell
+}
