@@ -101,6 +101,11 @@ func TestMalformedLinesKeepServing(t *testing.T) {
 		{"10000 levels", strings.Repeat("[", 10000) + strings.Repeat("]", 10000), -32600, "null"},
 		{"deep arguments", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_sessions","arguments":` +
 			strings.Repeat(`{"a":`, 5000) + "0" + strings.Repeat("}", 5000) + "}}", -32600, "6"},
+		// Deeper than encoding/json decodes: the id is still read, by a scan of the top level.
+		{"10000 levels of arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_sessions","arguments":{"a":` +
+			strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}}}", -32600, "7"},
+		{"200000 levels of objects", `{"jsonrpc":"2.0","id":"eight","method":"tools/call","params":{"name":"list_sessions","arguments":` +
+			strings.Repeat(`{"a":`, 200000) + "0" + strings.Repeat("}", 200000) + "}}", -32600, `"eight"`},
 	} {
 		s.send(c.line)
 		r := s.recv()
