@@ -18,6 +18,7 @@ type rawServer struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	replies chan string
+	tmx     *testtmux.Server
 }
 
 func startRaw(t *testing.T) *rawServer {
@@ -37,7 +38,7 @@ func startRaw(t *testing.T) *rawServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{t: t, cmd: cmd, in: in, replies: make(chan string, 16)}
+	s := &rawServer{t: t, cmd: cmd, in: in, replies: make(chan string, 16), tmx: tmx}
 	go func() {
 		r := bufio.NewReader(out)
 		for {

@@ -162,3 +162,25 @@ func TestResourceNamesReadBack(t *testing.T) {
 		readsAs(uri, want)
 	}
 }
+
+// TestBlankPaneContentHasText: the content of a pane with nothing on it is sent with
+// "text":"" (the TypeScript SDK rejects a text resource without it), over the raw wire.
+func TestBlankPaneContentHasText(t *testing.T) {
+	s := startRaw(t)
+	pane := strings.TrimSpace(s.tmx.Tmux("new-session", "-d", "-P", "-F", "#{pane_id}", "-x", "80", "-y", "24", "sleep 100000"))
+	for i, uri := range []string{"tmux://panes/" + pane + "/content", "tmux://panes/" + rfc6570(pane) + "/content"} {
+		b, _ := json.Marshal(uri)
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%s}}`, i+1, b))
+		r := s.recv()
+		var res struct {
+			Contents []map[string]json.RawMessage `json:"contents"`
+		}
+		if err := json.Unmarshal(r["result"], &res); err != nil || len(res.Contents) != 1 {
+			t.Fatalf("%s: %s %v", uri, r["result"], err)
+		}
+		c := res.Contents[0]
+		if string(c["text"]) != `""` || string(c["uri"]) != string(b) || string(c["mimeType"]) != `"text/plain"` {
+			t.Errorf("%s: contents %s, want text \"\"", uri, r["result"])
+		}
+	}
+}

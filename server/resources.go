@@ -115,7 +115,7 @@ func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 					}
 				}
 			}
-			return res, nil
+			return withText(res), nil
 		}
 		return next(ctx, method, req)
 	}
