@@ -182,7 +182,7 @@ func isUnreserved(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-func pctEncode(c byte) string { return "%" + strings.ToUpper(strconv.FormatInt(int64(c)|0x100, 16)[1:]) }
+func pctEncode(c byte) string { return fmt.Sprintf("%%%02X", c) }
 
 // canonicalURI puts a tmux:// URI in the form the SDK's template matching takes: within a
 // path segment or query value, each byte RFC 6570 would have encoded but the client sent
