@@ -138,15 +138,31 @@ func (s *Server) start(spec dialSpec) (*client, error) {
 	}
 	c := &client{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, quiet: spec.quiet, gate: s.gate, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
+	// Started and recorded under procsMu, so that Close, which reaps what it finds recorded,
+	// either finds it or is seen to have run.
+	s.procsMu.Lock()
+	if s.procsClosed {
+		s.procsMu.Unlock()
+		stdin.Close()
+		stdout.Close()
+		return nil, ErrClosed
+	}
 	if err := cmd.Start(); err != nil {
+		s.procsMu.Unlock()
 		return nil, s.processError(err, "")
 	}
 	c.pid.Store(int64(cmd.Process.Pid))
 	c.conn = control.NewConn(stdout, &clientStdin{WriteCloser: stdin, c: c}, spec.opts)
+	if s.procs == nil {
+		s.procs = map[*client]struct{}{}
+	}
+	s.procs[c] = struct{}{}
+	s.procsMu.Unlock()
 	s.gate.add(c)
 	go func() {
 		<-c.conn.Done()
 		c.close()
+		s.untrack(c)
 	}()
 	return c, nil
 }
