@@ -54,7 +54,8 @@ type Server struct {
 	mu          sync.Mutex
 	cc          *client // the command connection, nil until needed
 	noConnUntil time.Time
-	connErr     error // why the host could not be reached, until noConnUntil
+	connErr     *HostError // why the host could not be reached, until noConnUntil
+	connAt      time.Time  // when connErr was found
 	ident       Identity
 	closed      bool
 
