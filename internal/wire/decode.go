@@ -146,6 +146,11 @@ func decodeObject(b []byte) (jsonrpc.Message, *Error) {
 		if ok && params[0] != '{' && params[0] != '[' && string(params) != "null" {
 			return nil, invalid(echo, `"params" must be an object, not %s`, kind(params))
 		}
+		if hasID {
+			if e := checkParams(method, params, echo); e != nil {
+				return nil, e
+			}
+		}
 		return &jsonrpc.Request{ID: id, Method: method, Params: params}, nil
 	}
 	if !id.IsValid() {

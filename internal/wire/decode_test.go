@@ -89,7 +89,7 @@ func TestDecodeAccepts(t *testing.T) {
 		`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping","params":null}`,
 		`{"jsonrpc":"2.0","id":5,"result":{"roots":[]}}`,
 		`{"jsonrpc":"2.0","id":"s","error":{"code":-32601,"message":"no","data":{"x":1}}}`,
-		`{"jsonrpc":"2.0","id":6,"method":"ping","params":[1,2]}`,
+		`{"jsonrpc":"2.0","id":6,"method":"vendor/by-position","params":[1,2]}`, // MCP methods take objects (TestMalformedParamsCorpus)
 	} {
 		buf := []byte(line)
 		got, e := Decode(buf)
