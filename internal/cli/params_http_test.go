@@ -16,7 +16,7 @@ func TestHTTPMalformedParams(t *testing.T) {
 	for body, says := range map[string]string{
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5,"arguments":{}}}`: `"name" is a number (5)`,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}`:          `needs "name"`,
-		`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":[1]}}`:          `"uri" is an array`,
+		`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":[1]}}`:           `"uri" is an array`,
 	} {
 		status, _, got := do(t, addr, req{session: sid, body: body})
 		var reply struct {
