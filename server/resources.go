@@ -323,11 +323,17 @@ func parseResourceURI(raw string) (resURI, error) {
 				u.window, ok = parseIndex(idx)
 			}
 			if !ok {
+				if err == nil { // as the client wrote it, not as canonicalURI encoded it
+					segs[3] = idx
+				}
 				return u, fmt.Errorf("window index %q is not a window index (plain digits, e.g. 0)", truncate(segs[3], 40))
 			}
 		}
 	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && (segs[2] == "content" || segs[2] == "screenshot")):
 		if u.pane, ok = decodePaneID(segs[1]); !ok {
+			if d, err := url.PathUnescape(segs[1]); err == nil {
+				segs[1] = d // as the client wrote it, not as canonicalURI encoded it
+			}
 			return u, fmt.Errorf("pane id %q is not a pane id (%%1, or percent-encoded %%251)", truncate(segs[1], 80))
 		}
 		u.kind = "pane"
