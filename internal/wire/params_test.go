@@ -10,16 +10,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// ParamsCase is one line of testdata/malformed_params.jsonl: a request's method and params
+// paramsCase is one line of testdata/malformed_params.jsonl: a request's method and params
 // (absent when Params is nil) and what the answer must say.
-type ParamsCase struct {
+type paramsCase struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Says   string          `json:"says"`
 }
 
 // Line is the request as a JSON-RPC line with id.
-func (c ParamsCase) Line(id int) string {
+func (c paramsCase) Line(id int) string {
 	b, _ := json.Marshal(c.Method)
 	line := `{"jsonrpc":"2.0","id":` + strings.TrimSpace(string(mustJSON(id))) + `,"method":` + string(b)
 	if c.Params != nil {
@@ -33,17 +33,17 @@ func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 // goWords are what encoding/json and the SDK's messages say that no client should read.
 var goWords = []string{"unmarshal", "Go struct", "Go value", "mcp.", "json:", "of type", "map[", "interface", "float64", "reflect"}
 
-func readParamsCorpus(t *testing.T) []ParamsCase {
+func readParamsCorpus(t *testing.T) []paramsCase {
 	t.Helper()
 	f, err := os.Open("testdata/malformed_params.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var cases []ParamsCase
+	var cases []paramsCase
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var c ParamsCase
+		var c paramsCase
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatalf("%s: %v", sc.Text(), err)
 		}
