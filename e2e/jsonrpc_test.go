@@ -18,6 +18,7 @@ type rawServer struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	replies chan string
+	tmx     *testtmux.Server
 }
 
 func startRaw(t *testing.T) *rawServer {
@@ -37,7 +38,7 @@ func startRaw(t *testing.T) *rawServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{t: t, cmd: cmd, in: in, replies: make(chan string, 16)}
+	s := &rawServer{t: t, cmd: cmd, in: in, replies: make(chan string, 16), tmx: tmx}
 	go func() {
 		r := bufio.NewReader(out)
 		for {
@@ -101,6 +102,11 @@ func TestMalformedLinesKeepServing(t *testing.T) {
 		{"10000 levels", strings.Repeat("[", 10000) + strings.Repeat("]", 10000), -32600, "null"},
 		{"deep arguments", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_sessions","arguments":` +
 			strings.Repeat(`{"a":`, 5000) + "0" + strings.Repeat("}", 5000) + "}}", -32600, "6"},
+		// Deeper than encoding/json decodes: the id is still read, by a scan of the top level.
+		{"10000 levels of arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_sessions","arguments":{"a":` +
+			strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}}}", -32600, "7"},
+		{"200000 levels of objects", `{"jsonrpc":"2.0","id":"eight","method":"tools/call","params":{"name":"list_sessions","arguments":` +
+			strings.Repeat(`{"a":`, 200000) + "0" + strings.Repeat("}", 200000) + "}}", -32600, `"eight"`},
 	} {
 		s.send(c.line)
 		r := s.recv()

@@ -81,7 +81,8 @@ func TestShowAndSetOption(t *testing.T) {
 	wantErr(t, c, "show_option", map[string]any{"option": "status", "scope": "server", "target": sid}, "no target")
 	wantErr(t, c, "show_option", map[string]any{"option": "status", "scope": "session", "target": wid}, "not a session")
 	wantErr(t, c, "show_option", map[string]any{"option": "status", "scope": "galaxy"}, "scope")
-	wantErr(t, c, "show_option", map[string]any{"option": "status", "target": "%99"}, "no pane has id")
+	wantErr(t, c, "show_option", map[string]any{"option": "status", "target": "%99"}, "status is a session option")
+	wantErr(t, c, "show_option", map[string]any{"option": "remain-on-exit", "target": "%99"}, "no pane has id")
 	wantErr(t, c, "show_option", map[string]any{"option": "status", "target": "nope"}, "no session is named")
 }
 

@@ -193,24 +193,29 @@ func TestCanonicalNumbers(t *testing.T) {
 	}
 }
 
-// TestSetOptionTarget: a session target of a pane or window option is reported as the pane or
-// window it meant; #( is taken in user options, which tmux never expands on its own.
+// TestSetOptionTarget: a session or window target of a pane or window option is refused,
+// naming the kind the scope needs (it used to be re-aimed at the active one, issue 20 item 7);
+// without a target, the first session's active pane or window is used and reported; #( is
+// taken in user options, which tmux never expands on its own.
 func TestSetOptionTarget(t *testing.T) {
 	c := destructive(t)
 	sid, p := c.Tmx.NewSession("opts")
 	wid := c.fmt(p, "#{window_id}")
 	var out struct{ Target string }
-	c.OK("set_option", map[string]any{"option": "@mark", "value": "pane", "scope": "pane", "target": sid}, &out)
+	for _, k := range []struct{ scope, target, says string }{
+		{"pane", sid, "not a pane (scope pane)"}, {"window", "opts", "not a window (scope window)"}, {"pane", wid, "not a pane (scope pane)"},
+	} {
+		if msg := c.Fail("set_option", map[string]any{"option": "@mark", "value": "x", "scope": k.scope, "target": k.target}); !strings.Contains(msg, k.says) {
+			t.Errorf("scope %s, target %s: %s", k.scope, k.target, msg)
+		}
+	}
+	c.OK("set_option", map[string]any{"option": "@mark", "value": "pane", "scope": "pane"}, &out)
 	if out.Target != p || c.Tmx.Tmux("show-options", "-pqv", "-t", p, "@mark") != "pane" {
-		t.Errorf("pane option via %s: reported %q", sid, out.Target)
+		t.Errorf("pane option without a target: reported %q", out.Target)
 	}
-	c.OK("set_option", map[string]any{"option": "@mark", "value": "window", "scope": "window", "target": "opts"}, &out)
+	c.OK("set_option", map[string]any{"option": "@mark", "value": "window", "scope": "window"}, &out)
 	if out.Target != wid || c.Tmx.Tmux("show-options", "-wqv", "-t", wid, "@mark") != "window" {
-		t.Errorf("window option via the session name: reported %q", out.Target)
-	}
-	c.OK("set_option", map[string]any{"option": "@mark", "value": "pane2", "scope": "pane", "target": wid}, &out)
-	if out.Target != p {
-		t.Errorf("pane option via %s: reported %q", wid, out.Target)
+		t.Errorf("window option without a target: reported %q", out.Target)
 	}
 	c.OK("set_option", map[string]any{"option": "@cmd", "value": "#(make test)", "global_": true}, nil)
 	if got := c.Tmx.Tmux("show-options", "-gqv", "@cmd"); got != "#(make test)" {

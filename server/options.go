@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -18,7 +19,7 @@ func optionTools() []*Tool {
 			Input:       edits(scopeEnum, def("global_", false))},
 			showOption),
 		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. For a window or pane option, a session or window target means its active one.",
+			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. The target must be of the scope's kind (a session for session options, @1 for window, %1 for pane options); without a target, the first session's active one.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			setOption),
 		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
@@ -66,14 +67,22 @@ type scopeTarget struct {
 
 // resolveScope turns scope, target and global_ into tmux flags. Without a target, a session,
 // window or pane scope means the first session (its active window or pane), never whatever
-// tmux would take as "current" for this server's control connection.
-func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Server, scopeTarget, error) {
+// tmux would take as "current" for this server's control connection. A target must be of the
+// kind its scope needs, and a named option must belong to that scope: tmux would otherwise
+// re-aim it (a pane option given a session sets the session's active pane; a session option
+// given a pane sets the pane's session) without a word. A scope left out is inferred from the
+// option (server, session or window options), else from the target's kind (user options).
+// option is "" for hooks.
+func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string, option string) (*tmux.Server, scopeTarget, error) {
 	scope := str(a.Scope)
 	if err := checkScope(scope, a); err != nil {
 		return nil, scopeTarget{}, err
 	}
 	ts, err := c.tmuxFor(sock)
 	if err != nil {
+		return nil, scopeTarget{}, err
+	}
+	if scope, err = c.optionScope(ctx, ts, option, scope, a); err != nil {
 		return nil, scopeTarget{}, err
 	}
 	st := scopeTarget{flags: tmux.OptionFlags(scope, a.Global)}
@@ -97,6 +106,46 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string) (*tm
 	return ts, st, nil
 }
 
+// optionScope checks scope against the scope tmux keeps a named option in, and returns the
+// scope to use: the one given, else the option's, else (a user option, a hook) the one of the
+// target's kind, else session.
+func (c *Call) optionScope(ctx context.Context, ts *tmux.Server, option, scope string, a ScopeArgs) (string, error) {
+	own := ""
+	if option != "" && !strings.HasPrefix(option, "@") {
+		out, err := ts.Query(ctx, tmux.OptionTables...)
+		if err != nil {
+			return "", err
+		}
+		base, _, _ := strings.Cut(option, "[")
+		own = tmux.OptionTableOf(out, base) // "" for an option tmux does not know: tmux says so
+	}
+	switch {
+	case own == "server" && (scope == "session" || scope == "window" || scope == "pane"):
+		return "", fail("Pass scope server, or leave scope out, and no target.", "%s is a server option, not a %s option", option, scope)
+	case own == "server" && a.Target != nil:
+		return "", fail("Leave target out: server options belong to the whole tmux server.", "%s is a server option; it takes no target", option)
+	case own == "session" && (scope == "server" || scope == "window" || scope == "pane"):
+		return "", fail("Pass scope session (or leave scope out), with a session id ($1) or name as target.", "%s is a session option, not a %s option", option, scope)
+	case own == "window" && (scope == "server" || scope == "session"):
+		return "", fail("Pass scope window with a window id (@1) as target, or scope pane with a pane id (%1) for a pane's own value.", "%s is a window option, not a %s option", option, scope)
+	case scope != "":
+		return scope, nil
+	case own == "session" && a.Target != nil && targetKind(*a.Target) != "session":
+		return "", fail("Pass a session id ($1) or name as target (list_sessions shows them).", "%s is a session option; target %q is a %s", option, truncate(*a.Target, 80), targetKind(*a.Target))
+	case own == "window" && a.Target != nil && targetKind(*a.Target) == "session":
+		return "", fail("Pass a window id (@1) as target, or a pane id (%1) for a pane's own value.", "%s is a window option; target %q is a session", option, truncate(*a.Target, 80))
+	case own == "server" || own == "session":
+		return own, nil
+	}
+	switch t := str(a.Target); {
+	case strings.HasPrefix(t, "%"):
+		return "pane", nil
+	case strings.HasPrefix(t, "@"), own == "window":
+		return "window", nil
+	}
+	return "session", nil
+}
+
 // checkScope refuses scope arguments that contradict each other.
 func checkScope(scope string, a ScopeArgs) error {
 	switch {
@@ -110,53 +159,62 @@ func checkScope(scope string, a ScopeArgs) error {
 	return nil
 }
 
-// scopeTargetIn finds the id an option of scope is read or set on: the target (a session id
-// or name, a window or a pane id), else the first session.
-func scopeTargetIn(snap *tmux.Snapshot, scope string, target *string) (string, error) {
-	t := str(target)
-	var sess tmux.Session
-	var win tmux.Window
-	var id string
-	var err error
+// scopeNeeds names the target each scope takes.
+var scopeNeeds = map[string]string{
+	"session": "a session id ($1) or name (list_sessions shows them)",
+	"window":  "a window id (@1; list_windows shows them)",
+	"pane":    "a pane id (%1; list_panes shows them)",
+}
+
+// targetKind names the kind of object a target names: pane, window or session.
+func targetKind(t string) string {
 	switch {
-	case target == nil:
-		sess, err = resolveSession(snap, nil, nil)
-		id = sess.SessionID
 	case strings.HasPrefix(t, "%"):
-		var p tmux.Pane
-		p, err = resolvePaneIn(snap, PaneTarget{PaneID: &t})
-		id = p.PaneID
+		return "pane"
 	case strings.HasPrefix(t, "@"):
-		if scope == "session" {
-			return "", fail("Pass a session id or name as target for session options.", "target %s is a window, not a session", t)
+		return "window"
+	}
+	return "session"
+}
+
+// scopeTargetIn finds the id an option of scope is read or set on: the target, which must be
+// of the scope's kind (a session id or name, a window id, a pane id), else the first session's
+// (its active window or pane for those scopes).
+func scopeTargetIn(snap *tmux.Snapshot, scope string, target *string) (string, error) {
+	if target == nil {
+		sess, err := resolveSession(snap, nil, nil)
+		if err != nil {
+			return "", err
 		}
-		win, err = resolveWindowIn(snap, WindowTarget{WindowID: &t})
-		id = win.WindowID
-	case strings.HasPrefix(t, "$"):
-		sess, err = resolveSession(snap, &t, nil)
-		id = sess.SessionID
-	default:
-		sess, err = resolveSession(snap, nil, &t)
-		id = sess.SessionID
+		switch scope {
+		case "window":
+			return sess.ActiveWindowID, nil
+		case "pane":
+			return sess.ActivePaneID, nil
+		}
+		return sess.SessionID, nil
 	}
-	if err != nil {
-		return "", err
+	t := *target
+	if kind := targetKind(t); kind != scope {
+		return "", fail(fmt.Sprintf("Pass %s as target, or scope %s for this %s (or leave scope out).", scopeNeeds[scope], kind, kind),
+			"target %q is a %s, not a %s (scope %s)", truncate(t, 80), kind, scope, scope)
 	}
-	// A window or pane option of a session means its active window or pane, and one of a
-	// window its active pane (tmux picks the same): name that one, so the result says what
-	// was read or set.
-	switch {
-	case scope == "window" && sess.SessionID != "":
-		id = sess.ActiveWindowID
-	case scope == "pane" && sess.SessionID != "":
-		id = sess.ActivePaneID
-	case scope == "pane" && win.WindowID != "":
-		id = win.ActivePaneID
+	switch scope {
+	case "pane":
+		p, err := resolvePaneIn(snap, PaneTarget{PaneID: &t})
+		return p.PaneID, err
+	case "window":
+		w, err := resolveWindowIn(snap, WindowTarget{WindowID: &t})
+		return w.WindowID, err
+	case "session":
+		if strings.HasPrefix(t, "$") {
+			sess, err := resolveSession(snap, &t, nil)
+			return sess.SessionID, err
+		}
+		sess, err := resolveSession(snap, nil, &t)
+		return sess.SessionID, err
 	}
-	if strings.HasPrefix(id, "%") && (scope == "session" || scope == "window") {
-		return "", fail("Pass a window id for window options, a session for session options, a pane id for pane options.", "target %s is a pane, not a %s", id, scope)
-	}
-	return id, nil
+	return "", fmt.Errorf("unknown scope %q", scope)
 }
 
 // ---- show_option
@@ -177,7 +235,7 @@ func showOption(ctx context.Context, c *Call, in *showOptionIn) (showOptionOut, 
 	if err := checkOptionName(in.Option); err != nil {
 		return showOptionOut{}, err
 	}
-	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName)
+	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName, in.Option)
 	if err != nil {
 		return showOptionOut{}, err
 	}
@@ -232,7 +290,7 @@ func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, err
 		// option's value is only ever text, unless a format the user wrote expands it.
 		return setOptionOut{}, fail("Remove the #(...) part: tmux would run it as a shell command in the background. Run commands with run_shell_command instead.", "value contains #( (a tmux shell job)")
 	}
-	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName)
+	ts, st, err := c.resolveScope(ctx, in.ScopeArgs, in.SocketName, in.Option)
 	if err != nil {
 		return setOptionOut{}, err
 	}
@@ -370,11 +428,11 @@ func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Serv
 		cmds, out.Target = tmux.GlobalHooks, "global"
 	} else {
 		if s == "" {
-			s = "session"
+			s = targetKind(str(a.Target))
 		}
 		var st scopeTarget
 		var err error
-		if ts, st, err = c.resolveScope(ctx, ScopeArgs{Scope: &s, Target: a.Target, Global: a.Global}, sock); err != nil {
+		if ts, st, err = c.resolveScope(ctx, ScopeArgs{Scope: &s, Target: a.Target, Global: a.Global}, sock, ""); err != nil {
 			return nil, out, err
 		}
 		cmds, out.Target = [][]string{append([]string{"show-hooks"}, st.flags...)}, st.label

@@ -54,6 +54,8 @@ func TestParseResourceURI(t *testing.T) {
 		"tmux://panes/%251/content":                {kind: "content", pane: "%1"},
 		"tmux://panes/%12/content":                 {kind: "content", pane: "%12"},
 		"tmux://panes/%2512/content?socket_name=x": {kind: "content", pane: "%12", socket: ptr("x")},
+		"tmux://sessions/a+b?socket_name=c+d":      {kind: "session", session: "a+b", socket: ptr("c+d")},
+		"tmux://sessions/x'%3By?socket_name=%41":   {kind: "session", session: "x';y", socket: ptr("A")},
 	} {
 		got, err := parseResourceURI(uri)
 		if err != nil || got.kind != want.kind || got.session != want.session || got.window != want.window || got.pane != want.pane || str(got.socket) != str(want.socket) {
@@ -71,9 +73,20 @@ func TestParseResourceURI(t *testing.T) {
 		"tmux://panes/%12/content": "tmux://panes/%12/content",
 		"tmux://panes/%9":          "tmux://panes/%259",
 		"other://%1":               "other://%1",
+		"tmux://sessions/x';y$(z)*!+ é/windows?socket_name=a+b&host=h": "tmux://sessions/x%27%3By%24%28z%29%2A%21%2B%20%C3%A9/windows?socket_name=a%2Bb&host=h",
+		"tmux://sessions/100%/windows/0#frag ment":                     "tmux://sessions/100%25/windows/0#frag ment",
 	} {
 		if got := canonicalURI(in); got != want {
 			t.Errorf("canonicalURI(%s) = %s, want %s", in, got, want)
+		}
+	}
+	// uriVar encodes as RFC 6570 does, and decoding gives every name back.
+	for name, want := range map[string]string{"a/b": "a%2Fb", "x';y": "x%27%3By", "#{?1,a,b}-r": "%23%7B%3F1%2Ca%2Cb%7D-r", "é~_-.": "%C3%A9~_-.", "%1": "%251"} {
+		if got := uriVar(name); got != want {
+			t.Errorf("uriVar(%q) = %s, want %s", name, got, want)
+		}
+		if u, err := parseResourceURI("tmux://sessions/" + uriVar(name)); err != nil || u.session != name {
+			t.Errorf("%q: read back as %q, %v", name, u.session, err)
 		}
 	}
 }

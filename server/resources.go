@@ -115,7 +115,7 @@ func (s *Server) resourceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 					}
 				}
 			}
-			return res, nil
+			return withText(res), nil
 		}
 		return next(ctx, method, req)
 	}
@@ -143,7 +143,7 @@ func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
 	}
 	seen := map[string]bool{}
 	for _, sess := range snap.Sessions {
-		base := "tmux://sessions/" + url.PathEscape(sess.SessionName)
+		base := "tmux://sessions/" + uriVar(sess.SessionName)
 		add("session", "Session "+sess.SessionName, base, "application/json")
 		add("session_windows", "Windows of session "+sess.SessionName, base+"/windows", "application/json")
 		for _, w := range snap.SessionWindows(sess.SessionID) {
@@ -154,7 +154,7 @@ func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
 					continue // a window linked into several sessions
 				}
 				seen[p.PaneID] = true
-				pane := "tmux://panes/" + url.PathEscape(p.PaneID)
+				pane := "tmux://panes/" + uriVar(p.PaneID)
 				add("pane", "Pane "+p.PaneID+" in "+sess.SessionName+":"+idx, pane, "application/json")
 				add("pane_content", "Content of pane "+p.PaneID+" ("+p.PaneCurrentCommand+")", pane+"/content", "text/plain")
 			}
@@ -163,18 +163,53 @@ func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
 	return res
 }
 
-// canonicalURI percent-encodes each % of a tmux:// URI that does not start a percent-encoding.
+// uriVar expands a template variable as RFC 6570 does ({var}): each byte of the UTF-8 value
+// that is not unreserved (A-Z a-z 0-9 - . _ ~) is percent-encoded. It is the form that the
+// SDK's template matching takes and that clients build from a completion.
+func uriVar(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; isUnreserved(c) {
+			b.WriteByte(c)
+		} else {
+			b.WriteString(pctEncode(c))
+		}
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func pctEncode(c byte) string { return fmt.Sprintf("%%%02X", c) }
+
+// canonicalURI puts a tmux:// URI in the form the SDK's template matching takes: within a
+// path segment or query value, each byte RFC 6570 would have encoded but the client sent
+// raw is percent-encoded. So a % that starts no percent-encoding (tmux://panes/%1) becomes
+// %25, and the characters JavaScript's encodeURIComponent leaves as they are (!'()*), or a
+// URI built by hand ('$', ';', '+', a space), reach the template they were meant for; decoding
+// then gives the same value. '/', '?', '&', '=' and ',' keep their meaning in the URI, and a
+// '#' still starts a fragment.
 func canonicalURI(u string) string {
-	if !strings.HasPrefix(u, "tmux://") || !strings.Contains(u, "%") {
+	rest, ok := strings.CutPrefix(u, "tmux://")
+	if !ok {
 		return u
 	}
 	var b strings.Builder
-	for i := 0; i < len(u); i++ {
-		if u[i] == '%' && !(i+2 < len(u) && isHex(u[i+1]) && isHex(u[i+2])) {
-			b.WriteString("%25")
-			continue
+	b.WriteString("tmux://")
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '#':
+			b.WriteString(rest[i:])
+			return b.String()
+		case c == '%' && i+2 < len(rest) && isHex(rest[i+1]) && isHex(rest[i+2]),
+			isUnreserved(c), strings.IndexByte("/?&=,", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteString(pctEncode(c))
 		}
-		b.WriteByte(u[i])
 	}
 	return b.String()
 }
@@ -192,10 +227,35 @@ func matchURI(u string) string {
 	if !ok {
 		return u
 	}
-	if q, err := url.ParseQuery(query); err == nil && q.Has("host") {
+	if q, err := parseQuery(query); err == nil && q["host"] != nil {
 		return base
 	}
 	return u
+}
+
+// parseQuery reads a URI's query as RFC 6570 form-style expansion ({?socket_name,host}) writes
+// it: name=value pairs joined by '&', percent-decoded and nothing else ('+' is a plus sign, not
+// a space as in HTML forms). A name given twice keeps its first value.
+func parseQuery(query string) (map[string]*string, error) {
+	q := map[string]*string{}
+	for _, pair := range strings.Split(query, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		name, err := url.PathUnescape(k)
+		if err != nil {
+			return nil, fmt.Errorf("parameter name %q is not percent-encoded as URIs are", truncate(k, 40))
+		}
+		val, err := url.PathUnescape(v)
+		if err != nil {
+			return nil, fmt.Errorf("the value of %s, %q, is not percent-encoded as URIs are", name, truncate(v, 80))
+		}
+		if q[name] == nil {
+			q[name] = &val
+		}
+	}
+	return q, nil
 }
 
 func isHex(c byte) bool {
@@ -223,20 +283,20 @@ func parseResourceURI(raw string) (resURI, error) {
 	rest, _, _ = strings.Cut(rest, "#")
 	path, query, _ := strings.Cut(rest, "?")
 	if query != "" {
-		q, err := url.ParseQuery(query)
+		q, err := parseQuery(query)
 		if err != nil {
-			return u, fmt.Errorf("the query of %q: %v", truncate(raw, 100), err)
+			return u, fmt.Errorf("the query of %q: %w", truncate(raw, 100), err)
 		}
 		for k := range q {
 			if k != "socket_name" && k != "host" {
 				return u, fmt.Errorf("unknown query parameter %q (only socket_name and host are taken)", k)
 			}
 		}
-		if v := q.Get("socket_name"); v != "" {
-			u.socket = &v
+		if v := q["socket_name"]; v != nil && *v != "" {
+			u.socket = v
 		}
-		if v := q.Get("host"); v != "" {
-			u.host = &v
+		if v := q["host"]; v != nil && *v != "" {
+			u.host = v
 		}
 	}
 	segs := strings.Split(path, "/")
@@ -263,11 +323,17 @@ func parseResourceURI(raw string) (resURI, error) {
 				u.window, ok = parseIndex(idx)
 			}
 			if !ok {
+				if err == nil { // as the client wrote it, not as canonicalURI encoded it
+					segs[3] = idx
+				}
 				return u, fmt.Errorf("window index %q is not a window index (plain digits, e.g. 0)", truncate(segs[3], 40))
 			}
 		}
 	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && (segs[2] == "content" || segs[2] == "screenshot")):
 		if u.pane, ok = decodePaneID(segs[1]); !ok {
+			if d, err := url.PathUnescape(segs[1]); err == nil {
+				segs[1] = d // as the client wrote it, not as canonicalURI encoded it
+			}
 			return u, fmt.Errorf("pane id %q is not a pane id (%%1, or percent-encoded %%251)", truncate(segs[1], 80))
 		}
 		u.kind = "pane"

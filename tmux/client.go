@@ -17,8 +17,16 @@ import (
 )
 
 // retryAttachAfter spaces out attach attempts while the server has no session to attach to, so
-// that every request does not pay for a failed attach.
+// that every request does not pay for a failed attach. On another host, it is also how long a
+// slow failure to reach it (slowHostFailure) is remembered: requests queued behind the attach
+// get its error at once rather than each waiting out ssh's connect timeout again. The error
+// says it was remembered (HostError.Age), and the first call after it asks the host again, so
+// a host that comes back is reached within that second.
 const retryAttachAfter = time.Second
+
+// slowHostFailure is how long a failed attempt to reach a host must have taken to be
+// remembered. A refused connection or key is known within milliseconds and never remembered.
+const slowHostFailure = 500 * time.Millisecond
 
 // quietFlags are the client flags of the control clients that never take pane output (the
 // command client, topology watches). They are given to attach-session -f, never set later by
@@ -138,15 +146,31 @@ func (s *Server) start(spec dialSpec) (*client, error) {
 	}
 	c := &client{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, quiet: spec.quiet, gate: s.gate, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
+	// Started and recorded under procsMu, so that Close, which reaps what it finds recorded,
+	// either finds it or is seen to have run.
+	s.procsMu.Lock()
+	if s.procsClosed {
+		s.procsMu.Unlock()
+		stdin.Close()
+		stdout.Close()
+		return nil, ErrClosed
+	}
 	if err := cmd.Start(); err != nil {
+		s.procsMu.Unlock()
 		return nil, s.processError(err, "")
 	}
 	c.pid.Store(int64(cmd.Process.Pid))
 	c.conn = control.NewConn(stdout, &clientStdin{WriteCloser: stdin, c: c}, spec.opts)
+	if s.procs == nil {
+		s.procs = map[*client]struct{}{}
+	}
+	s.procs[c] = struct{}{}
+	s.procsMu.Unlock()
 	s.gate.add(c)
 	go func() {
 		<-c.conn.Done()
 		c.close()
+		s.untrack(c)
 	}()
 	return c, nil
 }
@@ -245,23 +269,34 @@ func (s *Server) commandClient(ctx context.Context) (*client, error) {
 		return s.cc, nil
 	}
 	s.cc = nil
-	if time.Now().Before(s.noConnUntil) {
-		return nil, s.connErr
+	if now := time.Now(); now.Before(s.noConnUntil) {
+		if s.connErr != nil {
+			return nil, s.connErr.remembered(now.Sub(s.connAt), s.noConnUntil.Sub(now))
+		}
+		return nil, nil
 	}
 	// The attach holds s.mu, so it is bounded whatever the caller's context says: a stopped
 	// tmux must not hold every other request behind it.
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	// The command client never receives pane output and never sizes windows.
+	began := time.Now()
 	cc, err := s.dial(ctx, dialSpec{quiet: true})
 	if err != nil {
-		s.noConnUntil = time.Now().Add(retryAttachAfter)
 		s.connErr = nil
+		s.noConnUntil = time.Now().Add(retryAttachAfter)
 		var he *HostError
-		if errors.As(err, &he) {
-			s.connErr = err
+		if !errors.As(err, &he) {
+			return nil, nil // no session to attach to yet: requests are spawned meanwhile
 		}
-		return nil, s.connErr
+		if time.Since(began) < slowHostFailure {
+			// Quick to find out (refused, key refused): the next call asks the host again, so
+			// a host that is back is reached at once.
+			s.noConnUntil = time.Time{}
+			return nil, err
+		}
+		s.connErr, s.connAt = he, time.Now()
+		return nil, err
 	}
 	s.connErr = nil
 	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil && s.hubIdent != cc.ident {

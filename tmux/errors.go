@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Errors callers branch on. The MCP layer turns them into a message plus a hint.
@@ -70,6 +71,9 @@ type HostError struct {
 	Host, Destination string
 	Err               error
 	Message           string
+	// Age, when not 0, says the error is that of an earlier attempt, this long ago, given again
+	// without asking the host; RetryIn is when the host is asked again.
+	Age, RetryIn time.Duration
 }
 
 func (e *HostError) Error() string {
@@ -80,7 +84,20 @@ func (e *HostError) Error() string {
 	if msg == "" {
 		msg = "(no message)"
 	}
-	return fmt.Sprintf("host %q (%s): %v: %s", e.Host, e.Destination, e.Err, msg)
+	var note string
+	if e.Age > 0 {
+		note = fmt.Sprintf(" (remembered from an attempt %.2f s ago, which was slow, so that calls are not each held up by it; the host is asked again in %.2f s)",
+			e.Age.Seconds(), e.RetryIn.Seconds())
+	}
+	return fmt.Sprintf("host %q (%s): %v%s: %s", e.Host, e.Destination, e.Err, note, msg)
+}
+
+// remembered returns a copy of e that says it is given again, age after it was found, and that
+// the host is asked again in retryIn.
+func (e *HostError) remembered(age, retryIn time.Duration) *HostError {
+	c := *e
+	c.Age, c.RetryIn = max(age, time.Millisecond), retryIn
+	return &c
 }
 
 func (e *HostError) Unwrap() error { return e.Err }

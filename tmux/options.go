@@ -65,6 +65,29 @@ func ParseEnvironment(lines []string) map[string]any {
 	return vars
 }
 
+// OptionTables are the commands that list the names of tmux's server, session and window
+// options (pane options live in the window table), in that order: see OptionTableOf.
+var OptionTables = [][]string{{"show-options", "-s"}, {"show-options", "-g"}, {"show-options", "-gw"}}
+
+// OptionTableOf returns the table of option name in the output of OptionTables: "server",
+// "session" or "window" (whose options a pane may also hold), or "" when tmux has no such
+// option. tmux keeps a named option in its one table, whatever scope a command asks for.
+func OptionTableOf(out [][]string, name string) string {
+	for i, table := range []string{"server", "session", "window"} {
+		if i >= len(out) {
+			break
+		}
+		for _, l := range out[i] {
+			n, _, _ := strings.Cut(l, " ")
+			n, _, _ = strings.Cut(n, "[")
+			if n == name {
+				return table
+			}
+		}
+	}
+	return ""
+}
+
 // GlobalHooks are the commands that list tmux's global hooks: they live in two trees, the
 // session one and the window one.
 var GlobalHooks = [][]string{{"show-hooks", "-g"}, {"show-hooks", "-gw"}}

@@ -54,7 +54,8 @@ type Server struct {
 	mu          sync.Mutex
 	cc          *client // the command connection, nil until needed
 	noConnUntil time.Time
-	connErr     error // why the host could not be reached, until noConnUntil
+	connErr     *HostError // why the host could not be reached, until noConnUntil
+	connAt      time.Time  // when connErr was found
 	ident       Identity
 	closed      bool
 
@@ -62,6 +63,12 @@ type Server struct {
 	// hubIdent is the daemon the hub's newest stream connection reached: the hub is void only
 	// when the command connection finds a daemon other than that one.
 	hubIdent Identity
+
+	// procs are the control clients this handle started and has not reaped yet (start records them): Close ends and
+	// reaps each one before it returns (see Close). Its own lock, because dial runs under mu.
+	procsMu     sync.Mutex
+	procs       map[*client]struct{}
+	procsClosed bool
 }
 
 // NewServer returns a handle on the server cfg names. It starts nothing.
@@ -323,7 +330,13 @@ func (s *Server) parseIdentity(lines []string) (Identity, error) {
 	return id, nil
 }
 
-// Close ends the server's connections and streams. The tmux server itself keeps running.
+// Close ends the server's connections and streams, and returns once every control client
+// this handle started has been detached, has ended and has been reaped (killed if it did not
+// end in time), whoever held it: the command client, pane streams, topology watches. A client
+// left running when the process exits (its reaping was a goroutine's, which the exit cut
+// short) could stay attached, following a pane that printed; tmux then never finished
+// kill-server and refused new clients until it was killed by hand. Clients that an attach in
+// flight starts after Close are ended at once. The tmux server itself keeps running.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
@@ -336,4 +349,22 @@ func (s *Server) Close() {
 	if hub != nil {
 		hub.Close()
 	}
+	s.procsMu.Lock()
+	s.procsClosed = true
+	left := make([]*client, 0, len(s.procs))
+	for c := range s.procs {
+		left = append(left, c)
+	}
+	s.procsMu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range left {
+		wg.Go(c.close)
+	}
+	wg.Wait()
+}
+
+func (s *Server) untrack(c *client) {
+	s.procsMu.Lock()
+	delete(s.procs, c)
+	s.procsMu.Unlock()
 }

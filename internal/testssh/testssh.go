@@ -67,9 +67,10 @@ type Net struct {
 	otherKey   string // a key no sshd authorizes
 	knownHosts string
 
-	mu    sync.Mutex
-	hosts []entry
-	sshds []*Sshd
+	mu      sync.Mutex
+	hosts   []entry
+	sshds   []*Sshd
+	closers []func() error // silent hosts' listeners
 }
 
 type entry struct {
@@ -123,10 +124,13 @@ func Open() (*Net, error) {
 // Close kills every sshd of the net and removes its dir.
 func (n *Net) Close() {
 	n.mu.Lock()
-	sshds := n.sshds
+	sshds, closers := n.sshds, n.closers
 	n.mu.Unlock()
 	for _, d := range sshds {
 		d.Kill()
+	}
+	for _, c := range closers {
+		c()
 	}
 	os.RemoveAll(n.Dir)
 }
@@ -363,6 +367,31 @@ func (n *Net) AddClosed(name string) {
 	port, err := freePort()
 	n.must(err)
 	n.must(n.add(entry{name: name, port: port}))
+}
+
+// AddSilent names a host on a port that takes connections and never answers, as a host whose
+// sshd hangs does: ssh gives up at its connect timeout (banner exchange). The listener closes
+// with the Net.
+func (n *Net) AddSilent(name string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	n.must(err)
+	go func() {
+		var held []net.Conn // open, unanswered, until the listener closes
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	n.mu.Lock()
+	n.closers = append(n.closers, l.Close)
+	n.mu.Unlock()
+	n.must(n.add(entry{name: name, port: l.Addr().(*net.TCPAddr).Port}))
 }
 
 func (n *Net) add(e entry) error {

@@ -146,6 +146,11 @@ func decodeObject(b []byte) (jsonrpc.Message, *Error) {
 		if ok && params[0] != '{' && params[0] != '[' && string(params) != "null" {
 			return nil, invalid(echo, `"params" must be an object, not %s`, kind(params))
 		}
+		if hasID {
+			if e := checkParams(method, params, echo); e != nil {
+				return nil, e
+			}
+		}
 		return &jsonrpc.Request{ID: id, Method: method, Params: params}, nil
 	}
 	if !id.IsValid() {
@@ -215,17 +220,107 @@ func decodeResponse(id jsonrpc.ID, m map[string]json.RawMessage) (jsonrpc.Messag
 func decodeIf(raw json.RawMessage, v any) bool { return raw == nil || json.Unmarshal(raw, v) == nil }
 
 // readableID returns the top-level id of a message that will be refused, so that the reply
-// reaches the request waiting for it, or nil. b's depth is bounded by the line or body limit.
+// reaches the request waiting for it, or nil. It scans the top-level object's members without
+// decoding their values (a value nested past encoding/json's own limit of 10,000 levels is
+// skipped by counting brackets), so a message refused for its depth is still answered with its
+// id. It reads as encoding/json would (keys unescaped, the last "id" wins) and stops at the
+// first thing that is not a member: an id read before that point is the answer.
 func readableID(b []byte) json.RawMessage {
-	var m map[string]json.RawMessage
-	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
 		return nil
 	}
-	raw, ok := m["id"]
-	if _, bad := requestID(raw, ok); !ok || bad != "" {
-		return nil
+	var id json.RawMessage
+	for i++; ; {
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		if i >= len(b) || b[i] != '"' {
+			return id
+		}
+		keyEnd := stringEnd(b, i)
+		if keyEnd < 0 {
+			return id
+		}
+		key := b[i:keyEnd]
+		if i = skipSpace(b, keyEnd); i >= len(b) || b[i] != ':' {
+			return id
+		}
+		i = skipSpace(b, i+1)
+		valEnd := valueEnd(b, i)
+		if valEnd < 0 {
+			return id
+		}
+		var name string
+		if json.Unmarshal(key, &name) == nil && name == "id" {
+			id = nil
+			raw := json.RawMessage(b[i:valEnd])
+			if _, bad := requestID(raw, true); bad == "" && json.Valid(raw) {
+				id = raw
+			}
+		}
+		i = valEnd
 	}
-	return raw
+}
+
+// skipSpace returns the index of the first byte at or after i that is not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the JSON string that starts at b[i], or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// valueEnd returns the index just past the JSON value that starts at b[i], or -1 when the
+// message ends first. An array or object is skipped by counting its brackets outside strings.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		d := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = stringEnd(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				d++
+			case '}', ']':
+				if d--; d == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	// A scalar ends where a delimiter starts; one cut by the end of the message may be cut short.
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+	}
+	return -1
 }
 
 // depth is the deepest nesting of arrays and objects in b, outside strings.

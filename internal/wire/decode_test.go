@@ -45,6 +45,19 @@ func TestDecodeRefuses(t *testing.T) {
 		{"bad error object", `{"jsonrpc":"2.0","id":4,"error":{"code":"x","message":"m"}}`, jsonrpc.CodeInvalidRequest, "", `integer "code"`},
 		{"deep array", deep, jsonrpc.CodeInvalidRequest, "", "deeper than 64"},
 		{"deep params", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":` + strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) + "}", jsonrpc.CodeInvalidRequest, "9", "deeper than 64"},
+		// Deeper than encoding/json decodes (10,000 levels): the id is read by a scan of the top level.
+		{"deep arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}}}", jsonrpc.CodeInvalidRequest, "1", "deeper than 64"},
+		{"deep objects", `{"jsonrpc":"2.0","id":"r-\"1\"","method":"tools/call","params":` + strings.Repeat(`{"a":`, 200000) + "1" + strings.Repeat("}", 200000) + "}", jsonrpc.CodeInvalidRequest, `"r-\"1\""`, "deeper than 64"},
+		{"deep operations", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"batch","arguments":{"operations":` + strings.Repeat(`[{"x":"]}",`, 50000) + "1" + strings.Repeat("}]", 50000) + "}}}", jsonrpc.CodeInvalidRequest, "12", "deeper than 64"},
+		{"id after the nesting", `{"jsonrpc":"2.0","method":"tools/call","params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `,"id":-3}`, jsonrpc.CodeInvalidRequest, "-3", "deeper than 64"},
+		{"deep with spaces", "{ \"jsonrpc\" : \"2.0\" ,\n \"id\" : 5 , \"params\" : " + strings.Repeat("[ ", 20000) + strings.Repeat("] ", 20000) + "}", jsonrpc.CodeInvalidRequest, "5", "deeper than 64"},
+		{"deep with unreadable id", `{"jsonrpc":"2.0","id":{"x":1},"params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}", jsonrpc.CodeInvalidRequest, "", "deeper than 64"},
+		{"deep with null id", `{"jsonrpc":"2.0","id":null,"params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}", jsonrpc.CodeInvalidRequest, "", "deeper than 64"},
+		{"deep and truncated", `{"jsonrpc":"2.0","id":7,"params":` + strings.Repeat("[", 20000), jsonrpc.CodeInvalidRequest, "7", "deeper than 64"},
+		{"deep, id cut at the end", `{"jsonrpc":"2.0","params":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `,"id":12`, jsonrpc.CodeInvalidRequest, "", "deeper than 64"},
+		{"deep, id spelt with escapes", `{"jsonrpc":"2.0","\u0069d":8,"params":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}", jsonrpc.CodeInvalidRequest, "8", "deeper than 64"},
+		{"deep, id given twice", `{"jsonrpc":"2.0","id":8,"params":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `,"id":null}`, jsonrpc.CodeInvalidRequest, "", "deeper than 64"},
+		{"deep id key inside", `{"jsonrpc":"2.0","params":` + strings.Repeat(`{"id":4,"a":`, 20000) + "1" + strings.Repeat("}", 20000) + "}", jsonrpc.CodeInvalidRequest, "", "deeper than 64"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			msg, e := Decode([]byte(c.line))
@@ -76,7 +89,7 @@ func TestDecodeAccepts(t *testing.T) {
 		`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping","params":null}`,
 		`{"jsonrpc":"2.0","id":5,"result":{"roots":[]}}`,
 		`{"jsonrpc":"2.0","id":"s","error":{"code":-32601,"message":"no","data":{"x":1}}}`,
-		`{"jsonrpc":"2.0","id":6,"method":"ping","params":[1,2]}`,
+		`{"jsonrpc":"2.0","id":6,"method":"vendor/by-position","params":[1,2]}`, // MCP methods take objects (TestMalformedParamsCorpus)
 	} {
 		buf := []byte(line)
 		got, e := Decode(buf)

@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestRemoteHostComesBack: with two hosts, one's sshd is killed during a run and started again
+// on its port. The next list_sessions on it works: at once, or, within the short time a slow
+// failure is remembered, with an error that says it was remembered and when the host is asked
+// again; the other host is served throughout.
+func TestRemoteHostComesBack(t *testing.T) {
+	t.Parallel()
+	c, net, hosts := startHosts(t, 2)
+	h1, h2 := hosts[0], hosts[1]
+	_, pane := h1.tmx.NewSession("far")
+	h2.tmx.NewSession("other")
+	c.OK("list_sessions", map[string]any{"host": "h1"}, nil)
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		done <- c.Call("run_command", map[string]any{"host": "h1", "pane_id": pane, "command": "sleep 20.0419; echo late", "timeout": 30})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !running("sleep\x0020.0419\x00") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command did not start; screen:\n%s", h1.tmx.Tmux("capture-pane", "-p", "-t", pane))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h1.sshd.Kill()
+	select {
+	case res := <-done:
+		if !res.IsError {
+			t.Fatalf("a run whose connection dropped succeeded: %s", text(res))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not end when the connection dropped")
+	}
+	// Calls while the host is down fail naming it (for a second and a half: a failure is then
+	// fresh, or at most a second old, when the host comes back); the other host answers.
+	for begin := time.Now(); time.Since(begin) < 1500*time.Millisecond; {
+		if msg := c.Fail("list_sessions", map[string]any{"host": "h1"}); !strings.Contains(msg, `host "h1"`) {
+			t.Errorf("a call while the host is down: %s", msg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.OK("list_sessions", map[string]any{"host": "h2"}, nil)
+	h1.sshd.Restart() // returns once sshd takes connections
+	back := time.Now()
+	res := c.Call("list_sessions", map[string]any{"host": "h1"})
+	if res.IsError {
+		msg := text(res)
+		t.Logf("the first call after the host came back: %s", msg)
+		if !strings.Contains(msg, "remembered") || !strings.Contains(msg, "asked again") {
+			t.Errorf("a failure given again without saying it was remembered: %s", msg)
+		}
+		// At most a second or two: the call after that reconnects.
+		time.Sleep(2*time.Second - time.Since(back))
+		res = c.Call("list_sessions", map[string]any{"host": "h1"})
+		if res.IsError {
+			t.Fatalf("2 s after the host came back, list_sessions still fails: %s", text(res))
+		}
+	}
+	if out, err := exec.Command("ssh", "-F", net.Config, "h1", "true").CombinedOutput(); err != nil {
+		t.Errorf("ssh h1 true, once the host is back: %v %s", err, out)
+	}
+	h1.tmx.Tmux("send-keys", "-t", pane, "C-c", "")
+	var sessions struct {
+		Sessions []struct {
+			SessionName string `json:"session_name"`
+		} `json:"sessions"`
+	}
+	c.OK("list_sessions", map[string]any{"host": "h1"}, &sessions)
+	if len(sessions.Sessions) != 1 || sessions.Sessions[0].SessionName != "far" {
+		t.Errorf("sessions on h1 once back: %+v", sessions)
+	}
+}
