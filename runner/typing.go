@@ -159,14 +159,19 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			return fmt.Errorf("pane %s went away: %w", x.req.pane.PaneID, err)
 		}
 		// A line editor that draws a long line row by row with cursor movements (fish, zsh)
-		// leaves no one line in the stream to compare: the screen tells.
-		if len(line) > 40 && x.screenShows(ctx, line) {
+		// leaves no one line in the stream to compare, and one that draws a right prompt
+		// after the line (fish, zsh's RPROMPT redrawn) ends the stream's line with it: the
+		// screen tells, left of the cursor, where the shell draws what is typed.
+		if x.screenShows(ctx, line) {
 			return x.echoed(ctx, drawn, line)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
+			shown := strings.TrimSpace(f.Partial())
+			if t, ok := x.screenText(ctx, line, false); ok {
+				shown = strings.TrimSpace(t[max(0, len(t)-len(line)-8):])
+			}
 			// C-c, which leaves a line editor in any mode with an empty line at the prompt.
 			x.keys(ctx, []string{"C-c"})
-			shown := strings.TrimSpace(f.Partial())
 			return &NotRun{Pane: x.req.pane.PaneID,
 				Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
 				Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
@@ -296,29 +301,39 @@ func (x *run) screenShows(ctx context.Context, line string) bool {
 	return ok && strings.HasSuffix(unblank(t), tail[max(0, len(tail)-32):])
 }
 
-// screenText returns the rows of the screen that can hold line, up to the cursor's, read one
-// after the other (each without its trailing blanks). With since, they also take the rows from
+// screenText returns the rows of the screen that can hold line, up to the cursor, read one
+// after the other (each without its trailing blanks): the cursor's row only left of the
+// cursor, never what a right prompt draws beyond it. With since, they also take the rows from
 // the one the cursor was on before typing (x.before), when that is known.
 func (x *run) screenText(ctx context.Context, line string, since bool) (string, bool) {
 	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_y} #{pane_width} #{history_size}"},
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size}"},
 		[]string{"capture-pane", "-p", "-t", pane})
 	if err != nil || len(out) < 2 || len(out[0]) == 0 {
 		return "", false
 	}
-	var cy, cols, hist int
-	if n, _ := fmt.Sscan(out[0][0], &cy, &cols, &hist); n != 3 || cols <= 0 || cy >= len(out[1]) {
+	var cx, cy, cols, hist int
+	if n, _ := fmt.Sscan(out[0][0], &cx, &cy, &cols, &hist); n != 4 || cols <= 0 || cy >= len(out[1]) {
 		return "", false
 	}
 	from := max(0, cy-len(line)/cols-1)
 	if row, ok := x.before.start(out[1], hist); since && ok && row <= cy {
 		from = min(from, row)
 	}
+	return leftOfCursor(out[1][from:cy+1], cx, cols), true
+}
+
+// leftOfCursor reads rows (the last one the cursor's) one after the other, each without its
+// trailing blanks, the last one only up to column cx.
+func leftOfCursor(rows []string, cx, cols int) string {
 	var b strings.Builder
-	for _, row := range out[1][from : cy+1] {
+	for i, row := range rows {
+		if i == len(rows)-1 {
+			row = cellText(screenCells([]string{row}, cols)[:min(cx, cols)])
+		}
 		b.WriteString(strings.TrimRight(row, " "))
 	}
-	return b.String(), true
+	return b.String()
 }
 
 // shows reports whether the last line the shell drew (partial) ends as the typed line does.
