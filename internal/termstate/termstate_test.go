@@ -100,11 +100,10 @@ func TestPaneTerminal(t *testing.T) {
 	testtmux.Require(t)
 	tmx := testtmux.New(t)
 	cases := []struct {
-		name  string
-		argv  []string
-		ready func(string) bool
-		mode  Mode
-		fg    string
+		name string
+		argv []string
+		mode Mode
+		fg   string
 	}{
 		{"line", []string{"sh", "-c", "echo ready; exec cat"}, Mode{Echo: true, Canonical: true}, "cat"},
 		{"hidden", []string{"sh", "-c", "stty -echo; echo ready; exec cat"}, Mode{Canonical: true}, "cat"},
