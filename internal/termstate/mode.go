@@ -43,3 +43,16 @@ func ReadMode(path string) (Mode, error) {
 func modeOf(lflag uint64) Mode {
 	return Mode{Echo: lflag&uint64(unix.ECHO) != 0, Canonical: lflag&uint64(unix.ICANON) != 0}
 }
+
+// Name names the mode ("raw", "hidden", "line"); "unknown" when known is false.
+func (m Mode) Name(known bool) string {
+	switch {
+	case !known:
+		return "unknown"
+	case m.Raw():
+		return "raw"
+	case m.Hidden():
+		return "hidden"
+	}
+	return "line"
+}
