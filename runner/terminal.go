@@ -110,30 +110,14 @@ func (x *run) backAtPrompt() bool {
 }
 
 // inputWait reports whether the run's command waits for input from its terminal, with what it
-// knows of it: its program (as tmux or the process table names it) and whether the input is
-// hidden (a password). With a process table: the foreground process is not the interactive
-// shell and sleeps reading the terminal. Without: the terminal is raw (a pager, an editor, a
-// REPL reading keys: the shell left it in canonical mode for the command), or its echo is
-// off (a password prompt), or, in canonical mode with echo, the command has printed nothing
-// for inputQuiet and its output ends in a line without its line break (a question such as
-// read -p's or input()'s). Called with x.mu not held.
+// knows of it: its program and the terminal's mode (Hidden: a password). The terminal in raw
+// mode (a pager, an editor, a REPL reading keys: the shell left it in canonical mode for the
+// command) or with echo off (a password prompt) says so on every platform. In canonical mode
+// with echo (read -p, input()), a process of the command sleeping in a read of the terminal
+// says so where the process table is read; without it, the command's output ending in a line
+// without its line break (a question) after the pane was quiet for inputQuiet. Called with
+// x.mu not held.
 func (x *run) inputWait(ctx context.Context) (waiting bool, program string, m termstate.Mode) {
-	m, known := x.mode()
-	if x.shell != 0 {
-		leader, gone, ok := x.r.table.Foreground(x.req.pane.PanePID)
-		switch {
-		case !ok || leader.PID == x.shell:
-			// The table does not tell, or the command runs in the shell's own process group
-			// (fish runs it in a child fish there): the terminal's mode does.
-		case gone || !leader.WaitsInput():
-			return false, "", m
-		default:
-			return true, leader.Comm, m
-		}
-	}
-	if !known {
-		return false, "", m
-	}
 	x.mu.Lock()
 	started, over := x.col != nil && x.col.started, x.col != nil && (x.col.done || x.ended != nil)
 	question := started && len(x.col.body) > 0 && x.col.body[len(x.col.body)-1] != '\n'
@@ -142,10 +126,33 @@ func (x *run) inputWait(ctx context.Context) (waiting bool, program string, m te
 	if !started || over {
 		return false, "", m
 	}
-	if m.Raw() || m.Hidden() || question && quiet {
+	m, known := x.mode()
+	reader, complete := x.terminalReader()
+	switch {
+	case reader.PID != 0:
+		return true, reader.Comm, m
+	case known && (m.Raw() || m.Hidden()):
+		return true, x.currentCommand(ctx), m
+	case known && !complete && question && quiet:
 		return true, x.currentCommand(ctx), m
 	}
 	return false, "", m
+}
+
+// terminalReader finds, in the process table, a process of the command (a descendant of the
+// interactive shell) sleeping in a read of the terminal. complete says the table was read
+// whole: no such process means none.
+func (x *run) terminalReader() (reader termstate.Proc, complete bool) {
+	if x.shell == 0 {
+		return termstate.Proc{}, false
+	}
+	procs, complete := x.r.table.Descendants(x.shell, 64)
+	for _, p := range procs {
+		if p.ReadsTerminal() {
+			return p, true
+		}
+	}
+	return termstate.Proc{}, complete
 }
 
 // inputStop is waitFor's stop while a call waits: the command waits for input and the pane
@@ -177,5 +184,26 @@ func inputHint(program string, m termstate.Mode) string {
 	case name == "top" || name == "htop":
 		return "It is " + name + ": q leaves it."
 	}
+	if m.Raw() {
+		return "It reads keys one at a time (a pager, an editor or a REPL): q leaves a pager, Escape then :q! Enter leaves vi, C-c stops most programs; send them with send_keys to_running_command=true."
+	}
 	return "Answer with send_keys to_running_command=true (C-c stops it)."
+}
+
+// inputTicker wakes Await every inputPoll to look whether the run's command waits for input.
+type inputTicker struct {
+	*time.Ticker
+	now func() bool
+}
+
+// waitsForInput returns Await's ticker for rec: its command waits for input, the pane quiet for
+// inputQuiet, and the wait began at least inputQuiet ago (an answer sent just before it has
+// had a moment to be read).
+func (rec *Record) waitsForInput(began time.Time) inputTicker {
+	return inputTicker{time.NewTicker(inputPoll), func() bool {
+		rec.mu.Lock()
+		x := rec.live
+		rec.mu.Unlock()
+		return x != nil && time.Since(began) >= inputQuiet && x.inputStop()
+	}}
 }

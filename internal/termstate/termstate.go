@@ -51,6 +51,45 @@ func WaitsOnInput(wait string) bool {
 	return false
 }
 
+// ReadsTerminal reports whether p sleeps in a read of a terminal itself (a program reading a
+// line, or keys one at a time with read(2)); a poll or select, which also waits on sockets and
+// pipes, is not enough. Linux: n_tty_read and wait_woken (where n_tty_read sleeps on newer
+// kernels); macOS and the BSDs: "ttyin" ("ttread" on OpenBSD).
+func (p Proc) ReadsTerminal() bool {
+	switch p.Wait {
+	case "n_tty_read", "wait_woken", "ttyin", "ttread":
+		return true
+	}
+	return false
+}
+
+// Descendants returns pid's descendants (children first), at most limit of them; complete is
+// false when some could not be read or limit was reached.
+func (t *Table) Descendants(pid, limit int) (procs []Proc, complete bool) {
+	complete = true
+	queue := []int{pid}
+	for len(queue) > 0 {
+		kids, ok := t.Children(queue[0])
+		queue = queue[1:]
+		if !ok {
+			return procs, false
+		}
+		for k := range kids {
+			if len(procs) == limit {
+				return procs, false
+			}
+			p, ok := t.Proc(k)
+			if !ok {
+				complete = false
+				continue
+			}
+			procs = append(procs, p)
+			queue = append(queue, k)
+		}
+	}
+	return procs, complete
+}
+
 // Table reads the process table. The zero value reads the system's.
 type Table struct {
 	hidden bool
