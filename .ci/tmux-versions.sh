@@ -9,7 +9,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 
-src="${TMUX_SOURCES:-../shared/tmux}"
+# The sources sit in ../shared/tmux beside the checkout (../../shared/tmux from a worktree
+# under wt/); TMUX_SOURCES overrides.
+src="${TMUX_SOURCES:-}"
+if [ -z "$src" ]; then
+	for d in ../shared/tmux ../../shared/tmux; do
+		if [ -d "$d" ]; then
+			src="$d"
+			break
+		fi
+	done
+	src="${src:-../shared/tmux}"
+fi
 cache="${TMUX_CACHE:-/opt}"
 versions="${TMUX_VERSIONS:-3.4 3.7c}"
 # The engine's own packages, whole.

@@ -141,15 +141,19 @@ func (x *run) inputWait(ctx context.Context) (waiting bool, program string, m te
 
 // terminalReader finds, in the process table, a process of the command (a descendant of the
 // interactive shell) sleeping in a read of the terminal. complete says the table was read
-// whole: no such process means none.
+// whole and no process of the command polls: no such process means none.
 func (x *run) terminalReader() (reader termstate.Proc, complete bool) {
 	if x.shell == 0 {
 		return termstate.Proc{}, false
 	}
 	procs, complete := x.r.table.Descendants(x.shell, 64)
 	for _, p := range procs {
-		if p.ReadsTerminal() {
+		switch {
+		case p.ReadsTerminal():
 			return p, true
+		case p.WaitsInput():
+			// A poll or select: on the terminal (busybox's read), or on a socket or a pipe.
+			complete = false
 		}
 	}
 	return termstate.Proc{}, complete
