@@ -399,6 +399,7 @@ type run struct {
 	rawPrompt   bool       // the shell was found at its prompt by its terminal's raw mode (terminal.go)
 	pollInput   bool       // the call waits: look whether the command waits for input (inputStop)
 	lastOut     time.Time  // when the pane last printed, once the line was entered
+	lastRow     string     // the cursor's row left of the cursor, as screenText last read it
 }
 
 // launch types the line, writes the wrapper (with the redraw the echo of the line allows) and

@@ -183,3 +183,65 @@ func question(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane) {
 func printfFunction() testtmux.Setup {
 	return testtmux.Config("zsh", "rc").With("printf-function", `printf() { builtin print -n x >> ~/.printf-calls; builtin printf "$@"; }`)
 }
+
+// TestEngineNestedAndNarrow: with and without the process table, a run into a sh started at a
+// zsh prompt (then into the zsh again once it exits), and a run in mksh in a pane 10 columns
+// wide.
+func TestEngineNestedAndNarrow(t *testing.T) {
+	testtmux.Require(t)
+	tmx := testtmux.New(t)
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	t.Cleanup(ts.Close)
+	for _, tb := range tables {
+		t.Run(tb.name, func(t *testing.T) {
+			t.Parallel()
+			r := New()
+			r.table = tb.table
+			t.Cleanup(r.Close)
+			t.Run("zsh-sh", func(t *testing.T) {
+				testtmux.RequireShell(t, testtmux.Zsh)
+				t.Parallel()
+				p := tmx.StartShell(t, testtmux.Config("zsh", "clean"))
+				defer p.Kill()
+				p.Type("sh")
+				p.WaitState("sh at its prompt", func(string, string) bool {
+					out, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_current_command}")
+					return err == nil && out == "sh"
+				})
+				p.WaitPrompt()
+				for _, cmd := range []string{"echo nested", "exit"} {
+					if cmd == "exit" {
+						p.Type("exit")
+						p.WaitState("zsh again", func(string, string) bool {
+							out, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_current_command}")
+							return err == nil && out == "zsh"
+						})
+						p.WaitPrompt()
+						cmd = "echo back"
+					}
+					res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+					if err != nil || res.Outcome != Completed || res.Output != strings.TrimPrefix(cmd, "echo ") {
+						t.Fatalf("%q: %+v %v", cmd, res, err)
+					}
+				}
+			})
+			t.Run("mksh-narrow", func(t *testing.T) {
+				testtmux.RequireShell(t, testtmux.Mksh)
+				t.Parallel()
+				p := tmx.StartShell(t, testtmux.Config("mksh", "clean"))
+				defer p.Kill()
+				p.S.Tmux("resize-window", "-t", p.ID, "-x", "10", "-y", "24")
+				p.WaitState("10 columns", func(string, string) bool {
+					out, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_width}")
+					return err == nil && out == "10"
+				})
+				for _, cmd := range []string{"echo narrow-1", "echo narrow-2"} {
+					res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+					if err != nil || res.Outcome != Completed || res.Output != strings.TrimPrefix(cmd, "echo ") {
+						t.Fatalf("%q: %+v %v; screen:\n%s", cmd, res, err, p.S.Tmux("capture-pane", "-p", "-t", p.ID))
+					}
+				}
+			})
+		})
+	}
+}

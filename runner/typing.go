@@ -197,6 +197,11 @@ func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 	if t, ok := x.screenText(ctx, line, true); ok && strings.Contains(unblank(t), unblank(head)) {
 		return nil
 	}
+	if x.sh == shellrun.Mksh && len(line) > x.req.pane.PaneWidth-2 {
+		// mksh scrolls a line wider than the pane sideways, drawing it a window at a time:
+		// its start is never drawn whole. Its end, drawn as typed, is all there is to see.
+		return nil
+	}
 	x.keys(ctx, []string{"C-c"})
 	return &NotRun{Pane: x.req.pane.PaneID,
 		Reason: "its shell took the start of the typed line as editing commands (a line editor in vi command mode)",
@@ -294,8 +299,18 @@ func (b before) left() string {
 // read one after the other, end with line's last 32 bytes (blanks aside: see shows).
 func (x *run) screenShows(ctx context.Context, line string) bool {
 	t, ok := x.screenText(ctx, line, false)
-	tail := unblank(line)
-	return ok && strings.HasSuffix(unblank(t), tail[max(0, len(tail)-32):])
+	if !ok {
+		return false
+	}
+	tail, t := unblank(line), unblank(t)
+	if strings.HasSuffix(t, tail[max(0, len(tail)-32):]) {
+		return true
+	}
+	// A pane too narrow for the line: mksh scrolls it sideways and shows only what fits on
+	// the cursor's row before the cursor (at least 4 bytes; echoed checks its start).
+	row := unblank(x.lastRow)
+	k := min(len(tail), len(row)-1, 32)
+	return k >= 4 && len(line) > x.req.pane.PaneWidth && strings.HasSuffix(t, tail[len(tail)-k:])
 }
 
 // screenText returns the rows of the screen that can hold line, up to the cursor, read one
@@ -317,6 +332,7 @@ func (x *run) screenText(ctx context.Context, line string, since bool) (string, 
 	if row, ok := x.before.start(out[1], hist); since && ok && row <= cy {
 		from = min(from, row)
 	}
+	x.lastRow = leftOfCursor(out[1][cy:cy+1], cx, cols)
 	return leftOfCursor(out[1][from:cy+1], cx, cols), true
 }
 
