@@ -25,7 +25,7 @@ func TestPollableStdinPipe(t *testing.T) {
 	// A blocking pipe, as a client hands one to the server (os.Pipe's are already in the
 	// poller).
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+	if err := unix.Pipe(p[:]); err != nil { // Pipe2 is not on macOS
 		t.Fatal(err)
 	}
 	r, w := os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[1]), "w")

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# CI: run the engine against every tmux version we support, one after the other: Debian's own
+# (3.3a, on PATH), and 3.4 (Ubuntu 24.04) and 3.7c (Homebrew) built from ../shared/tmux/ when
+# those sources are present. A version is built once into $TMUX_CACHE/tmux-VERSION (default
+# /opt) and reused. The whole suite has already run against the tmux on PATH; each extra
+# version runs the tests that exercise the engine (see below): running everything three times
+# would not fit CI's 30 minutes on a busy 2-core machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+
+# The sources sit in ../shared/tmux beside the checkout (../../shared/tmux from a worktree
+# under wt/); TMUX_SOURCES overrides.
+src="${TMUX_SOURCES:-}"
+if [ -z "$src" ]; then
+	for d in ../shared/tmux ../../shared/tmux; do
+		if [ -d "$d" ]; then
+			src="$d"
+			break
+		fi
+	done
+	src="${src:-../shared/tmux}"
+fi
+cache="${TMUX_CACHE:-/opt}"
+versions="${TMUX_VERSIONS:-3.4 3.7c}"
+# Against each extra version, what exercises the engine, one package at a time (-p 1) and
+# without -race (the race detector has had the whole suite against 3.3a): tmux's client
+# whole (control mode, streams, formats: where versions differ), the runner's shell matrix
+# and runs, and of e2e the seeded contracts, runs in every shell, reads and waits.
+ENGINE_RUN="${ENGINE_RUN:-^(TestEngineSetups|TestRun)}"
+E2E_RUN="${E2E_RUN:-^(TestSeededToolSchemas|TestRunShellCommandSeedContract|TestRunCommandTool|TestRunShells|TestRunWaitsForInput|TestCapturePane|TestCaptureSince|TestWaitForTextOnlyNewOutput|TestWaitForTextIgnoresOwnEcho|TestWaitForTextAlternateScreen|TestAnswerRunningCommand)\$}"
+
+build() { # build VERSION: make $cache/tmux-VERSION/bin/tmux from the source tree, once
+	local v="$1" dest="$cache/tmux-$1"
+	if [ -x "$dest/bin/tmux" ]; then
+		return 0
+	fi
+	local deps=()
+	for p in libevent-dev libncurses-dev bison autoconf automake pkg-config build-essential; do
+		dpkg -s "$p" >/dev/null 2>&1 || deps+=("$p")
+	done
+	if [ ${#deps[@]} -gt 0 ]; then
+		echo "installing: ${deps[*]}"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${deps[@]}" >/dev/null
+	fi
+	local work
+	work="$(mktemp -d)"
+	tar -xzf "$src/tmux-$v.tar.gz" -C "$work"
+	(
+		cd "$work/tmux-$v"
+		sh autogen.sh >/dev/null 2>&1
+		./configure --prefix="$dest" >/dev/null
+		make -j2 >/dev/null 2>&1
+		make install >/dev/null
+	)
+	rm -rf "$work"
+}
+
+for v in $versions; do
+	if [ ! -f "$src/tmux-$v.tar.gz" ]; then
+		echo "== tmux $v: skipped (no source at $src/tmux-$v.tar.gz)"
+		continue
+	fi
+	echo "== tmux $v: building into $cache/tmux-$v (once)"
+	build "$v"
+	echo "== tmux $v: $("$cache/tmux-$v/bin/tmux" -V)"
+	PATH="$cache/tmux-$v/bin:$PATH" go test -p 1 -count=1 -timeout 10m ./tmux/...
+	PATH="$cache/tmux-$v/bin:$PATH" go test -p 1 -count=1 -timeout 10m -run "$ENGINE_RUN" ./runner/
+	PATH="$cache/tmux-$v/bin:$PATH" go test -p 1 -count=1 -timeout 10m -run "$E2E_RUN" ./e2e/
+done
