@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -71,7 +71,7 @@ func (r *Runner) Adopt(ctx context.Context, ts *tmux.Server, p tmux.Pane) (rec *
 		return nil, "", nil
 	}
 	var ps persisted
-	if json.Unmarshal([]byte(out[0][0]), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(p, ps.Shell) {
+	if json.Unmarshal([]byte(out[0][0]), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(r.table, p, ps.Shell) {
 		ts.Exec(ctx, []string{"set-option", "-p", "-u", "-t", p.PaneID, runOption})
 		if ps.PID == os.Getpid() || ps.ID == "" {
 			return nil, "", nil
@@ -116,14 +116,15 @@ func (r *Runner) follow(ctx context.Context, ts *tmux.Server, p tmux.Pane, ps pe
 }
 
 // stillRunning reports whether a command runs in pane p rather than its shell (named shell
-// when the run began): the terminal's foreground process group is not the shell's, where
-// /proc tells, else tmux's pane_current_command differs from the shell's name.
-func stillRunning(p tmux.Pane, shell string) bool {
+// when the run began): the terminal's foreground process group is not the shell's, where the
+// process table tells (/proc, kinfo_proc), else tmux's pane_current_command differs from the
+// shell's name.
+func stillRunning(t *termstate.Table, p tmux.Pane, shell string) bool {
 	if p.PaneDead {
 		return false
 	}
-	if leader, gone, ok := procfs.Foreground(p.PanePID); ok {
-		return !gone && leader != p.PanePID
+	if leader, gone, ok := t.Foreground(p.PanePID); ok {
+		return !gone && leader.PID != p.PanePID
 	}
 	return shell == "" || p.PaneCurrentCommand != shell
 }

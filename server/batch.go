@@ -27,7 +27,7 @@ func batchTools() []*Tool {
 		// destructive one by their tier).
 		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
 			Toolsets: []string{policy.Manage, policy.Execute}, Batch: true,
-			Description: desc + " In order; on_error=stop halts at the first failure. No batch or blocking (run_*, wait_for_*) tools. Rows keep structured_content within 1 MB.",
+			Description: desc + " In order; on_error=stop halts at a failure. No batch or blocking tools. Rows keep structured_content within 1 MB.",
 			Input:       batchSchema},
 			batchRunner(tier))
 	}

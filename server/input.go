@@ -27,7 +27,7 @@ func inputTools() []*Tool {
 			Input:       edits(def("enter", true), def("literal", false), def("suppress_history", false))},
 			sendKeys),
 		define(spec{Name: "send_keys_batch", Title: "Send Keys to tmux Panes (Batch)", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,
-			Description: "Up to 64 send_keys in order, each with its target and flags; on_error=stop ends at the first failure (stopped_at); timeout bounds the batch.",
+			Description: "Up to 64 send_keys in order, each with its target and flags; on_error=stop ends at a failure (stopped_at).",
 			Input:       edits(batchOperations, enum("on_error", "stop", "continue"), def("on_error", "stop"))},
 			sendKeysBatch),
 		define(spec{Name: "paste_text", Title: "Paste Text into tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL,

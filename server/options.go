@@ -15,25 +15,25 @@ func optionTools() []*Tool {
 	scopeEnum := enum("scope", "server", "session", "window", "pane")
 	return []*Tool{
 		define(spec{Name: "show_option", Title: "Show tmux Option", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read a tmux option: its effective value for a session, window or pane (inherited included), or the global one. value is null for an unset @option.",
+			Description: "Read a tmux option's effective value (inherited included) for a target, or the global one; null for an unset @option.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showOption),
 		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. The target must be of the scope's kind (a session for session options, @1 for window, %1 for pane options); without a target, the first session's active one.",
+			Description: "Set a tmux option: global, or of a target of the scope's kind (session, @window, %pane). Hooks cannot be set; #(...) only in @options.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			setOption),
 		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read the environment tmux gives new processes: a session's, else the global one. A removed variable reads true."},
+			Description: "Read the environment tmux gives new processes: a session's, else global. A removed variable reads true."},
 			showEnvironment),
 		define(spec{Name: "set_environment", Title: "Set tmux Environment", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Set a variable of the environment tmux gives new processes: a session's, else the global one. Running processes keep theirs."},
+			Description: "Set a variable tmux gives new processes: a session's, else global. Running processes keep theirs."},
 			setEnvironment),
 		define(spec{Name: "show_hooks", Title: "Show tmux Hooks", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List the hooks set: global ones, or those of one session, window or pane. Hooks are never set.",
+			Description: "List the hooks set: global, or of one session, window or pane.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showHooks),
 		define(spec{Name: "show_hook", Title: "Show tmux Hook", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Read one hook's commands (e.g. pane-died): global, or of one session, window or pane; empty when unset.",
+			Description: "Read one hook's commands (e.g. pane-died): global, or of a target; empty when unset.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			showHook),
 	}
@@ -42,7 +42,7 @@ func optionTools() []*Tool {
 // ScopeArgs are the scope arguments of the option and hook tools.
 type ScopeArgs struct {
 	Scope  *string `json:"scope,omitempty" jsonschema:"Default: inferred"`
-	Target *string `json:"target,omitempty" jsonschema:"Session, window (@1) or pane (%1); default: the first session"`
+	Target *string `json:"target,omitempty" jsonschema:"Session, @window or %pane; default: the first session"`
 	Global bool    `json:"global_,omitempty"`
 }
 

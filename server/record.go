@@ -27,7 +27,7 @@ import (
 func recordTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "start_recording", Title: "Record a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annDESTR,
-			Description: "Record a pane to an asciicast v2 file (asciinema play FILE), run markers with exit status. Ends when the pane exits, at max_bytes, or by stop_recording.",
+			Description: "Record a pane to an asciicast v2 file, with run markers. Ends with the pane, at max_bytes, or by stop_recording.",
 			Input:       edits(def("overwrite", false), def("max_bytes", record.DefaultMaxBytes), minimum("max_bytes", minRecordBytes), maximum("max_bytes", maxRecordBytes))},
 			startRecording),
 		define(spec{Name: "stop_recording", Title: "Stop Recording a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annMUT,

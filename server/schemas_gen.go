@@ -301,7 +301,7 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"name", "session_id", "session_name", "socket_name", "value"},
 	},
 	"set_option": {
-		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option"},"value":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option","value"],"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option"},"value":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @window or %pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option","value"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"option":{"type":"string"},"value":{"type":"string"},"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"required":["option","value"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"option":{"type":"string"},"value":{"type":"string"},"status":{"type":"string"},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "option", "scope", "socket_name", "target", "value"},
@@ -325,19 +325,19 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"session_id", "session_name", "socket_name"},
 	},
 	"show_hook": {
-		in:     `{"type":"object","properties":{"hook_name":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["hook_name"],"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"hook_name":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @window or %pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["hook_name"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"hook_name":{"type":"string"},"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"required":["hook_name"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"entries":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "hook_name", "scope", "socket_name", "target"},
 	},
 	"show_hooks": {
-		in:     `{"type":"object","properties":{"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @window or %pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"entries":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "scope", "socket_name", "target"},
 	},
 	"show_option": {
-		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option, status-format[0]"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option"],"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option, status-format[0]"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @window or %pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"option":{"type":"string"},"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"required":["option"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"option":{"type":"string"},"value":{"anyOf":[{"type":"string"},{"type":"null"}]},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "option", "scope", "socket_name", "target"},

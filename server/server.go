@@ -3,12 +3,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,7 +128,8 @@ type sameOutputs map[string]string
 
 // advertise returns the output schema tools/list shows for t: its own, or a short one naming
 // the earlier offered tool whose result has the same fields (a pane is the result of ten tools,
-// a window of six: naming them saves 10 KB of the default tier's tools/list).
+// a window of six: naming them saves 10 KB of the default tier's tools/list), or all of its
+// fields and a few more (wait_for_run's is run_command's and four: 0.5 KB).
 func (o sameOutputs) advertise(t *Tool) any {
 	if t.outputSchema == nil {
 		return nil
@@ -135,18 +139,69 @@ func (o sameOutputs) advertise(t *Tool) any {
 		return t.outputSchema
 	}
 	if first, ok := o[string(b)]; ok {
-		if ref := sameAs(first); len(ref) < len(b) {
+		if ref := sameAs(first, nil); len(ref) < len(b) {
 			return ref
 		}
 		return t.outputSchema
 	}
 	o[string(b)] = t.Name
+	if ref := o.superset(b); ref != nil && len(ref) < len(b) {
+		return ref
+	}
 	return t.outputSchema
 }
 
+// minShared is how many fields a result must share with an earlier tool's to be described by
+// it: a few shared names (results, cursor) would say the two are alike when they are not.
+const minShared = 5
+
+// superset is the shortest reference to an earlier tool whose result's fields are all among
+// those of schema b, naming b's others; nil when there is none.
+func (o sameOutputs) superset(b []byte) json.RawMessage {
+	props := func(b []byte) map[string]json.RawMessage {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if json.Unmarshal(b, &s) != nil {
+			return nil
+		}
+		return s.Properties
+	}
+	mine := props(b)
+	var best json.RawMessage
+	for schema, tool := range o {
+		theirs := props([]byte(schema))
+		if len(theirs) < minShared || len(theirs) >= len(mine) {
+			continue
+		}
+		var more []string
+		for name, p := range mine {
+			if q, ok := theirs[name]; !ok {
+				more = append(more, name)
+			} else if !bytes.Equal(p, q) {
+				more = nil
+				break
+			}
+		}
+		if len(more) != len(mine)-len(theirs) {
+			continue
+		}
+		slices.Sort(more)
+		if ref := sameAs(tool, more); best == nil || len(ref) < len(best) || len(ref) == len(best) && string(ref) < string(best) {
+			best = ref
+		}
+	}
+	return best
+}
+
 // sameAs is the output schema of a tool whose result has the same fields as tool's.
-func sameAs(tool string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"type": "object", "description": "As " + tool + "'s result."})
+// With more, it has those fields too.
+func sameAs(tool string, more []string) json.RawMessage {
+	d := "As " + tool + "'s result."
+	if len(more) > 0 {
+		d = "As " + tool + "'s result, and " + strings.Join(more, ", ") + "."
+	}
+	b, _ := json.Marshal(map[string]string{"type": "object", "description": d})
 	return b
 }
 

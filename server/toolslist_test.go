@@ -214,6 +214,10 @@ func TestSameOutputs(t *testing.T) {
 	if d := desc(all["get_pane_info"]); d != "" {
 		t.Errorf("get_pane_info's output schema refers elsewhere: %q", d)
 	}
+	// A result with all of an earlier one's fields and a few more names them.
+	if d := desc(all["wait_for_run"]); d != "As run_command's result, and command, missed_bytes, outcome, still_running." {
+		t.Errorf("wait_for_run's output schema: %q", d)
+	}
 	narrowed, _ := listTools(t, Options{Safety: policy.Mutating, SuppressHistory: true, Tools: []string{"select_pane", "resize_pane"}})
 	some := byName(narrowed)
 	if d := desc(some["select_pane"]); d != "" {

@@ -24,13 +24,13 @@ import (
 func waitTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "wait_for_text", Title: "Wait for Text in tmux Pane", Tier: policy.ReadOnly, Ann: annRO, Blocking: true,
-			Description: "Block until new output matches patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, quiet_ms of silence, pane death or timeout. New: after cursor, else after our last input or wait (started_from). No polling.",
+			Description: "Block until new output (after cursor, else our last input; started_from) matches patterns (literal, or RE2 with regex; case-insensitive unless match_case), a stop pattern, quiet_ms of silence, pane death or timeout.",
 			Input: edits(def("regex", false), def("timeout", 8.0), minimum("timeout", 0), def("match_case", false), minimum("interval", 0), minimum("quiet_ms", 1),
 				describeProp("patterns", "null: any new output"),
 				describeProp("stop", "Checked first; ends as stopped"))},
 			waitForText),
 		define(spec{Name: "wait_for_channel", Title: "Wait for tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT, Blocking: true,
-			Description: "Block until a tmux wait-for channel is signalled (signal_channel, `tmux wait-for -S NAME`) or timeout (signalled=false). An earlier signal counts.",
+			Description: "Block until a tmux wait-for channel is signalled (signal_channel, `tmux wait-for -S NAME`) or timeout. An earlier signal counts.",
 			Input:       edits(pattern("channel", channelPattern), def("timeout", 30.0), minimum("timeout", 0))},
 			waitForChannel),
 		define(spec{Name: "signal_channel", Title: "Signal tmux Channel", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,

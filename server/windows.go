@@ -27,7 +27,7 @@ func windowTools() []*Tool {
 			Description: "Rename a window, literally."},
 			renameWindow),
 		define(spec{Name: "select_layout", Title: "Select tmux Layout", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Arrange a window's panes: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or a window_layout string."},
+			Description: "Arrange a window's panes: a preset (even-horizontal, main-vertical, tiled, ...) or a window_layout string."},
 			selectLayout),
 		define(spec{Name: "resize_window", Title: "Resize tmux Window", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
 			Description: "Resize a window to width and/or height cells.",
