@@ -1,6 +1,6 @@
 package runner
 
-import "github.com/tmux-mcp/tmux-mcp/internal/procfs"
+import "github.com/tmux-mcp/tmux-mcp/internal/termstate"
 
 // A wrapper whose end marker never comes (the command replaced the wrapper's EXIT trap out of
 // sight, through a function of the user's shell or a sourced file, or killed its own subshell)
@@ -19,6 +19,7 @@ var forkingShells = map[string]bool{"bash": true, "dash": true, "ash": true, "bu
 
 // procWatch follows the processes of one wrapper.
 type procWatch struct {
+	table  *termstate.Table
 	shell  int          // the interactive shell the line was typed into
 	before map[int]bool // its children before the line was typed
 	sub    map[int]bool // the wrapper's processes, once the start marker was seen
@@ -26,21 +27,21 @@ type procWatch struct {
 
 // watchShell returns a procWatch for the interactive shell pid the line is typed into, or nil
 // when it cannot be followed (no /proc, a shell that does not fork its wrapper).
-func watchShell(shell int) *procWatch {
-	if shell <= 0 || !forkingShells[procfs.Exe(shell)] {
+func (r *Runner) watchShell(shell int) *procWatch {
+	if p, ok := r.table.Proc(shell); !ok || !forkingShells[p.Name] {
 		return nil
 	}
-	kids, ok := procfs.Children(shell)
+	kids, ok := r.table.Children(shell)
 	if !ok {
 		return nil
 	}
-	return &procWatch{shell: shell, before: kids}
+	return &procWatch{table: r.table, shell: shell, before: kids}
 }
 
 // gone reports whether the wrapper's processes have all ended. The first call after the start
 // marker notes them (the shell's new children); a wrapper already gone by then counts as gone.
 func (p *procWatch) gone() bool {
-	kids, ok := procfs.Children(p.shell)
+	kids, ok := p.table.Children(p.shell)
 	if !ok {
 		return false // the shell itself is gone: the stream's end says so
 	}

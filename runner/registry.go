@@ -141,11 +141,19 @@ func (r *Runner) Last(k Key) *Record { return r.reg.last(k) }
 func (r *Runner) Await(ctx context.Context, rec *Record, progress func(Progress)) Result {
 	stop := startProgress(progress, func() Progress { return rec.progress() })
 	defer stop()
-	select {
-	case <-rec.done:
-	case <-ctx.Done():
+	waits := rec.waitsForInput(time.Now())
+	for {
+		select {
+		case <-rec.done:
+		case <-ctx.Done():
+		case <-waits.C:
+			if !waits.now() {
+				continue
+			}
+		}
+		waits.Stop()
+		return rec.Result()
 	}
-	return rec.Result()
 }
 
 // Abandon ends the run holding pane k now, with outcome PaneDied: its pane was killed or

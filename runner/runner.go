@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -83,9 +83,12 @@ type Result struct {
 	Elapsed                time.Duration
 	// WaitingForInput says a command still running has its foreground program blocked
 	// reading the terminal (a question, a password prompt, an editor); Prompt is the last
-	// line it printed. Linux only (/proc); elsewhere it stays false.
+	// line it printed, InputHint what to do, InputHidden that the terminal does not show what
+	// is typed (a password prompt). See terminal.go for how it is told on each platform.
 	WaitingForInput bool
 	Prompt          string
+	InputHint       string
+	InputHidden     bool
 	// Shell is the shell the command was framed for.
 	Shell shellrun.Shell
 }
@@ -102,6 +105,8 @@ type Runner struct {
 	minted ids      // run ids of this runner, so that their markers in another run's output are known
 	reg    registry // which runs hold which panes, and the last run of each
 
+	table *termstate.Table // the process table (tests hide it: termstate.Hide)
+
 	// beforeSend, when set (tests), runs after the script is written and before Enter.
 	beforeSend func(path string)
 	// retype, when set (tests), replaces the typed line.
@@ -111,7 +116,7 @@ type Runner struct {
 }
 
 // New returns a Runner; it creates nothing until the first run.
-func New() *Runner { return &Runner{} }
+func New() *Runner { return &Runner{table: termstate.New()} }
 
 // scriptDir is the directory of the wrapper scripts on one host: the shell reads its script
 // there, so a pane on another host has its scripts on that host (written through ssh).
@@ -285,7 +290,9 @@ func (x *run) attempt(ctx, wctx context.Context) (werr, err error) {
 	if err := x.launch(ctx); err != nil {
 		return nil, err
 	}
-	werr = x.wait(wctx)
+	x.pollInput = true
+	werr = x.waitFor(wctx, x.inputStop)
+	x.pollInput = false
 	if x.notRun != nil {
 		return werr, x.notRun
 	}
@@ -389,6 +396,9 @@ type run struct {
 	suspect     time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff  int64      // the stream offset then
 	procs       *procWatch // the wrapper's processes, when they can be followed
+	rawPrompt   bool       // the shell was found at its prompt by its terminal's raw mode (terminal.go)
+	pollInput   bool       // the call waits: look whether the command waits for input (inputStop)
+	lastOut     time.Time  // when the pane last printed, once the line was entered
 }
 
 // launch types the line, writes the wrapper (with the redraw the echo of the line allows) and
@@ -436,10 +446,10 @@ func (x *run) launch(ctx context.Context) error {
 		x.r.beforeSend(x.path)
 	}
 	if x.sh.Family() == shellrun.POSIX {
-		x.procs = watchShell(x.shell)
+		x.procs = x.r.watchShell(x.shell)
 	}
 	if x.shell != 0 {
-		x.readAtEnter, x.readKnown = procfs.ReadChars(x.shell)
+		x.readAtEnter, x.readKnown = x.r.table.ReadChars(x.shell)
 	}
 	if err := x.keys(ctx, []string{"Enter"}); err != nil {
 		return err
@@ -538,7 +548,7 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 		}
 		x.maybeInline(ctx)
 		wctx, cancel := ctx, context.CancelFunc(func() {})
-		unstarted := x.entered && !x.col.started && x.shell != 0
+		unstarted := x.entered && !x.col.started && (x.shell != 0 || x.rawPrompt)
 		switch {
 		case !x.suspect.IsZero():
 			// Look again once the grace has passed, even if nothing more is printed.
@@ -547,6 +557,8 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			// The shell's last output may have come before it was back waiting for input
 			// (a loaded machine): nothing more will be printed to look again on.
 			wctx, cancel = context.WithTimeout(ctx, startCheck)
+		case x.pollInput:
+			wctx, cancel = context.WithTimeout(ctx, inputPoll)
 		}
 		err := x.f.Wait(wctx)
 		cancel()
@@ -574,7 +586,7 @@ func (x *run) pump(ctx context.Context) bool {
 		}
 		if len(ch.Data) > 0 {
 			x.col.feed(ch.Data, ch.At)
-			fed = true
+			fed, x.lastOut = true, time.Now()
 			if x.col.started && !x.removed {
 				// The shell has the file open: it no longer needs its name. (On another
 				// host all the run's files go at its end, in one ssh session.)
@@ -775,14 +787,14 @@ func (x *run) expectEcho(text string) {
 // waitingForInput fills in whether the command waits for input: its terminal's foreground
 // process (not the interactive shell) sleeps reading it.
 func (x *run) waitingForInput(res *Result) {
-	if x.shell == 0 || !res.StillRunning && res.Outcome != "" {
+	if !res.StillRunning && res.Outcome != "" {
 		return
 	}
-	leader, gone, ok := procfs.Foreground(x.req.pane.PanePID)
-	if !ok || gone || leader == x.shell || !procfs.WaitsOnInput(procfs.Wchan(leader)) {
+	waiting, program, m := x.inputWait(context.Background())
+	if !waiting {
 		return
 	}
-	res.WaitingForInput = true
+	res.WaitingForInput, res.InputHidden, res.InputHint = true, m.Hidden(), inputHint(program, m)
 	for i := len(res.Lines) - 1; i >= 0; i-- {
 		if strings.TrimSpace(res.Lines[i]) != "" {
 			res.Prompt = res.Lines[i]

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
 	"github.com/tmux-mcp/tmux-mcp/screen"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -39,34 +38,30 @@ type NotRun struct {
 func (e *NotRun) Error() string { return fmt.Sprintf("pane %s: %s", e.Pane, e.Reason) }
 
 // awaitShell finds the shell that will read the typed line: the process leading the
-// terminal's foreground group (at a prompt, the interactive shell), read from /proc, never
-// tmux's #{pane_current_command}, which names the pane's start command for a moment after a
-// command ends (a pane started as "env PS1=... bash" shows "env"). A shell still starting,
-// or one that has not taken the terminal back yet, is waited for: each time the pane prints
-// (its prompt, at the latest) and every recheck, up to shellWait. Without /proc the pane's
-// current command decides, as it does for a pane on another host (this machine's /proc
-// knows nothing of its processes; every use of /proc depends on x.shell, which stays 0).
+// terminal's foreground group (at a prompt, the interactive shell), read from the process
+// table, never tmux's #{pane_current_command}, which names the pane's start command for a
+// moment after a command ends (a pane started as "env PS1=... bash" shows "env"). A shell still
+// starting, or one that has not taken the terminal back yet, is waited for: each time the pane
+// prints (its prompt, at the latest) and every recheck, up to shellWait. Without a process
+// table (a pane on another host, a platform or process it cannot read), tmux's current command
+// and the terminal's mode decide (awaitShellPortable); every use of the table depends on
+// x.shell, which then stays 0.
 func (x *run) awaitShell(ctx context.Context) error {
 	p := x.req.pane
-	if !x.ts.Local() || !procfs.Available() || p.PanePID <= 0 {
-		sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
-		if !ok {
-			return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: p.PaneCurrentCommand}
-		}
-		x.sh = sh
-		return nil
+	t := x.r.table
+	if !x.ts.Local() || !t.Available() || p.PanePID <= 0 {
+		return x.awaitShellPortable(ctx)
 	}
 	deadline := time.Now().Add(shellWait)
 	for {
-		leader, gone, ok := procfs.Foreground(p.PanePID)
+		leader, gone, ok := t.Foreground(p.PanePID)
 		state, program := "busy", ""
 		if ok && !gone {
-			exe := procfs.Exe(leader)
-			sh, isShell := shellrun.ShellOf(exe)
-			waits := procfs.WaitsOnInput(procfs.Wchan(leader))
+			sh, isShell := shellrun.ShellOf(leader.Name)
+			waits := leader.WaitsInput()
 			switch {
-			case !isShell && exe != "":
-				program = cmp.Or(procfs.Comm(leader), exe)
+			case !isShell && leader.Name != "":
+				program = cmp.Or(leader.Comm, leader.Name)
 				// A program waiting for input is the pane's own (vim, less, cat): refused at
 				// once. One that runs may be on its way out or in: a launcher about to exec
 				// the shell (env PS1=... ksh), or a command of the shell's prompt hooks
@@ -75,7 +70,7 @@ func (x *run) awaitShell(ctx context.Context) error {
 					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
 				}
 			case isShell && waits:
-				x.sh, x.shell = sh, leader
+				x.sh, x.shell = sh, leader.PID
 				return nil
 			}
 		} else if !ok {
@@ -86,13 +81,8 @@ func (x *run) awaitShell(ctx context.Context) error {
 				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
 			}
 			if state == "unreadable" {
-				// /proc does not tell (the pane's process is gone, or another user's).
-				sh, ok := shellrun.ShellOf(p.PaneCurrentCommand)
-				if !ok {
-					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: p.PaneCurrentCommand}
-				}
-				x.sh = sh
-				return nil
+				// The table does not tell (the pane's process is gone, or another user's).
+				return x.awaitShellPortable(ctx)
 			}
 			return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand}
 		}
@@ -101,10 +91,17 @@ func (x *run) awaitShell(ctx context.Context) error {
 }
 
 // awaitPrompt waits, up to shellWait, until the shell the line was typed into waits for input
-// again (it needs /proc; without it, it returns at once).
+// again (known from the process table, or the terminal's mode; else it returns at once).
 func (x *run) awaitPrompt(ctx context.Context) {
 	deadline := time.Now().Add(shellWait)
-	for x.shell != 0 && !procfs.WaitsOnInput(procfs.Wchan(x.shell)) && time.Now().Before(deadline) && ctx.Err() == nil {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if x.shell != 0 {
+			if p, ok := x.r.table.Proc(x.shell); !ok || p.WaitsInput() {
+				return
+			}
+		} else if !x.rawPrompt || x.backAtPrompt() {
+			return
+		}
 		x.skip(ctx, deadline)
 	}
 }
@@ -159,14 +156,19 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			return fmt.Errorf("pane %s went away: %w", x.req.pane.PaneID, err)
 		}
 		// A line editor that draws a long line row by row with cursor movements (fish, zsh)
-		// leaves no one line in the stream to compare: the screen tells.
-		if len(line) > 40 && x.screenShows(ctx, line) {
+		// leaves no one line in the stream to compare, and one that draws a right prompt
+		// after the line (fish, zsh's RPROMPT redrawn) ends the stream's line with it: the
+		// screen tells, left of the cursor, where the shell draws what is typed.
+		if x.screenShows(ctx, line) {
 			return x.echoed(ctx, drawn, line)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
+			shown := strings.TrimSpace(f.Partial())
+			if t, ok := x.screenText(ctx, line, false); ok {
+				shown = strings.TrimSpace(t[max(0, len(t)-len(line)-8):])
+			}
 			// C-c, which leaves a line editor in any mode with an empty line at the prompt.
 			x.keys(ctx, []string{"C-c"})
-			shown := strings.TrimSpace(f.Partial())
 			return &NotRun{Pane: x.req.pane.PaneID,
 				Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
 				Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
@@ -296,29 +298,39 @@ func (x *run) screenShows(ctx context.Context, line string) bool {
 	return ok && strings.HasSuffix(unblank(t), tail[max(0, len(tail)-32):])
 }
 
-// screenText returns the rows of the screen that can hold line, up to the cursor's, read one
-// after the other (each without its trailing blanks). With since, they also take the rows from
+// screenText returns the rows of the screen that can hold line, up to the cursor, read one
+// after the other (each without its trailing blanks): the cursor's row only left of the
+// cursor, never what a right prompt draws beyond it. With since, they also take the rows from
 // the one the cursor was on before typing (x.before), when that is known.
 func (x *run) screenText(ctx context.Context, line string, since bool) (string, bool) {
 	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_y} #{pane_width} #{history_size}"},
+	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size}"},
 		[]string{"capture-pane", "-p", "-t", pane})
 	if err != nil || len(out) < 2 || len(out[0]) == 0 {
 		return "", false
 	}
-	var cy, cols, hist int
-	if n, _ := fmt.Sscan(out[0][0], &cy, &cols, &hist); n != 3 || cols <= 0 || cy >= len(out[1]) {
+	var cx, cy, cols, hist int
+	if n, _ := fmt.Sscan(out[0][0], &cx, &cy, &cols, &hist); n != 4 || cols <= 0 || cy >= len(out[1]) {
 		return "", false
 	}
 	from := max(0, cy-len(line)/cols-1)
 	if row, ok := x.before.start(out[1], hist); since && ok && row <= cy {
 		from = min(from, row)
 	}
+	return leftOfCursor(out[1][from:cy+1], cx, cols), true
+}
+
+// leftOfCursor reads rows (the last one the cursor's) one after the other, each without its
+// trailing blanks, the last one only up to column cx.
+func leftOfCursor(rows []string, cx, cols int) string {
 	var b strings.Builder
-	for _, row := range out[1][from : cy+1] {
+	for i, row := range rows {
+		if i == len(rows)-1 {
+			row = cellText(screenCells([]string{row}, cols)[:min(cx, cols)])
+		}
 		b.WriteString(strings.TrimRight(row, " "))
 	}
-	return b.String(), true
+	return b.String()
 }
 
 // shows reports whether the last line the shell drew (partial) ends as the typed line does.
@@ -463,7 +475,7 @@ func lastIndex(cells []rune, s string) int {
 // run ends with a *NotRun quoting what the shell printed. It needs /proc; without it,
 // startGrace frees the pane after a call that timed out.
 func (x *run) watchStart() {
-	if !x.entered || x.col.started || x.col.done || x.shell == 0 || x.notRun != nil || !x.idleUnstarted() {
+	if !x.entered || x.col.started || x.col.done || x.shell == 0 && !x.rawPrompt || x.notRun != nil || !x.idleUnstarted() {
 		x.suspect = time.Time{}
 		return
 	}
@@ -493,13 +505,22 @@ var notRunGrace = 200 * time.Millisecond
 // idleUnstarted reports whether the shell printed something after the echo of the line and
 // now waits for input with no child: it is not running the wrapper.
 func (x *run) idleUnstarted() bool {
-	if _, ok := afterFirstLine(x.col.pre); !ok || !procfs.WaitsOnInput(procfs.Wchan(x.shell)) {
+	if _, ok := afterFirstLine(x.col.pre); !ok {
 		return false
 	}
-	if n, ok := procfs.ReadChars(x.shell); ok && x.readKnown && n == x.readAtEnter {
+	if x.shell == 0 {
+		// Without a process table: the line editor took the terminal back (see
+		// backAtPrompt), after a line break that only accepting the line prints.
+		return x.backAtPrompt() && (!shellrun.SourcingFailed(x.col.pre, x.path) || x.inlined)
+	}
+	t := x.r.table
+	if p, ok := t.Proc(x.shell); !ok || !p.WaitsInput() {
+		return false
+	}
+	if n, ok := t.ReadChars(x.shell); ok && x.readKnown && n == x.readAtEnter {
 		return false // the Enter is still on its way (a loaded machine): what came is the echo's
 	}
-	if kids, ok := procfs.Children(x.shell); !ok || len(kids) > 0 {
+	if kids, ok := t.Children(x.shell); !ok || len(kids) > 0 {
 		return false
 	}
 	return !shellrun.SourcingFailed(x.col.pre, x.path) || x.inlined // else maybeInline types the wrapper inline

@@ -204,6 +204,7 @@ type runShellOut struct {
 	maxLines int
 	waiting  bool   // the command waits for input (the seed's fields have no room for it)
 	prompt   string // the last line it printed then
+	hint     string // what to do with it then
 	gone     string // why the pane is gone, for pane_died (paneGone)
 }
 
@@ -243,6 +244,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		maxLines:               maxLines,
 		waiting:                res.WaitingForInput,
 		prompt:                 res.Prompt,
+		hint:                   res.InputHint,
 		gone:                   c.paneGone(p.PaneID),
 	}, nil
 }
@@ -282,12 +284,17 @@ func (o runShellOut) Text() string {
 	}
 	wait := fmt.Sprintf("wait_for_run pane_id=%s returns its exit status and output when it ends; send_keys pane_id=%s keys=\"C-c\" enter=false stops it; the pane stays reserved until it ends.", o.PaneID, o.PaneID)
 	if o.waiting {
-		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). ", truncate(o.prompt, 200), o.PaneID) + wait
+		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). %s ", truncate(o.prompt, 200), o.PaneID, o.hint) + wait
 	}
 	switch runner.Outcome(o.Outcome) {
 	case runner.Completed:
 		fmt.Fprintf(&b, "[exit %d]", *o.ExitStatus)
 	case runner.TimedOut:
+		if o.waiting {
+			// Returned before its timeout: the command waits for a person.
+			fmt.Fprintf(&b, "[still running: %s]", wait)
+			break
+		}
 		fmt.Fprintf(&b, "[still running: the command did not finish within %d ms. %s]", o.EffectiveTimeoutMs, wait)
 	case runner.Cancelled:
 		fmt.Fprintf(&b, "[cancelled: the command may still be running. %s]", wait)
@@ -319,6 +326,7 @@ type runCommandOut struct {
 	EffectiveTimeout     float64  `json:"effective_timeout" jsonschema:"the timeout actually used, in seconds"`
 	WaitingForInput      bool     `json:"waiting_for_input" jsonschema:"still running and blocked reading the terminal (a question, a password prompt, an editor): answer with send_keys or paste_text to_running_command=true"`
 	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
+	InputHint            string   `json:"input_hint,omitempty" jsonschema:"when waiting_for_input: what to do (how to answer, or the keys that leave a pager or an editor)"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -391,6 +399,7 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 		EffectiveTimeout:     timeout.Seconds(),
 		WaitingForInput:      res.WaitingForInput,
 		Prompt:               res.Prompt,
+		InputHint:            res.InputHint,
 	}
 	if out.Output == nil {
 		out.Output = []string{}

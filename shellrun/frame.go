@@ -140,13 +140,25 @@ func (f posixFrame) historyFix() []string {
 			`; IFS=' ' \builtin read -r __tmx_n __tmx_h < ` + h + `; case $__tmx_h in ` +
 			posixQuote(strings.TrimLeft(f.typed, " ")) + `) \builtin history -d "$__tmx_n";; esac; ` + add +
 			`\unset __tmx_n __tmx_h; } 2>/dev/null`}
+	case f.d.zsh && !f.history:
+		return []string{zshHistHook}
 	case !f.history:
 		return nil
 	case f.d.zsh:
-		return []string{`\builtin \print -rs -- ` + q}
+		return []string{zshHistHook, `\builtin \print -rs -- ` + q}
 	}
 	return []string{f.d.rg("print") + " -rs -- " + q + " 2>/dev/null"}
 }
+
+// zshHistHook (zsh) installs, once per shell, a zshaddhistory hook beside the user's own (as
+// add-zsh-hook does: appended to zshaddhistory_functions) that keeps every later typed line of
+// the framing (Line's zsh form) out of the history, when HIST_IGNORE_SPACE does not: zsh asks
+// the hooks before it records a line read at its prompt, and cannot delete a line once
+// recorded, so only the first run's line stays. The function is defined by assignment to
+// $functions, which no definition of the user's can catch, and read with aliases off; it
+// turns errexit off for itself (its status 1 would end a shell run with set -e).
+var zshHistHook = `(( ${+functions[__tmx_hist]} )) || { functions[__tmx_hist]=` +
+	posixQuote(`options[localoptions]=on; options[errexit]=off; [[ $1 != *'`+zshLineHead+`'* ]]`) + `; zshaddhistory_functions+=(__tmx_hist); } 2>/dev/null`
 
 // evalStmt runs the prelude and the command in the wrapper's (inner) subshell.
 func (f posixFrame) evalStmt() string {

@@ -16,12 +16,15 @@ func Line(sh Shell, path string) string {
 	case Bash:
 		return " { " + varPosix + "=$SHELLOPTS POSIXLY_CORRECT=y \\. " + p + "; }"
 	case Zsh:
-		return " { if (( ${+functions[.]} )); then \\builtin \\. " + p + "; else \\. " + p + "; fi; }"
+		return " " + zshLineHead + p + "; else \\. " + p + "; fi; }"
 	case FishShell:
 		return " begin; builtin source " + fishQuote(path) + "; end"
 	}
 	return " { \\. " + p + "; }"
 }
+
+// zshLineHead is how zsh's typed line begins, after its leading space (see zshHistHook).
+const zshLineHead = `{ if (( ${+functions[.]} )); then \builtin \. `
 
 // ClearKeys returns the tmux key names (for send-keys, before the typed line, in the same
 // command) that empty sh's command line, so that text left on it (typed by send_keys without

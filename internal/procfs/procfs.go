@@ -11,6 +11,8 @@ import (
 
 // Stat is what tmux-mcp uses of /proc/<pid>/stat.
 type Stat struct {
+	PPID    int // the parent
+	PGID    int // the process group
 	Session int // the session id
 	TPGID   int // the foreground process group of the process's controlling terminal
 }
@@ -35,12 +37,14 @@ func ParseStat(s string) (Stat, bool) {
 	if len(f) < 6 {
 		return Stat{}, false
 	}
-	session, err1 := strconv.Atoi(f[3])
-	tpgid, err2 := strconv.Atoi(f[5])
-	if err1 != nil || err2 != nil {
+	ppid, err0 := strconv.Atoi(f[1])
+	pgid, err1 := strconv.Atoi(f[2])
+	session, err2 := strconv.Atoi(f[3])
+	tpgid, err3 := strconv.Atoi(f[5])
+	if err0 != nil || err1 != nil || err2 != nil || err3 != nil {
 		return Stat{}, false
 	}
-	return Stat{Session: session, TPGID: tpgid}, true
+	return Stat{PPID: ppid, PGID: pgid, Session: session, TPGID: tpgid}, true
 }
 
 // Children lists pid's child processes (the children of all its threads). It fails when pid

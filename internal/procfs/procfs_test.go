@@ -11,8 +11,8 @@ func TestParseStat(t *testing.T) {
 		want Stat
 		ok   bool
 	}{
-		{"123 (bash) S 1 123 123 34816 123 4194304 ...", Stat{Session: 123, TPGID: 123}, true},
-		{"7 (a) b (c) d) R 1 7 5 0 -1 0", Stat{Session: 5, TPGID: -1}, true},
+		{"123 (bash) S 1 123 123 34816 123 4194304 ...", Stat{PPID: 1, PGID: 123, Session: 123, TPGID: 123}, true},
+		{"7 (a) b (c) d) R 1 7 5 0 -1 0", Stat{PPID: 1, PGID: 7, Session: 5, TPGID: -1}, true},
 		{"7 (x) R 1 7", Stat{}, false},
 		{"no parenthesis", Stat{}, false},
 		{"7 (x) R 1 7 x 0 9", Stat{}, false},

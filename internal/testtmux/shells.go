@@ -114,6 +114,26 @@ var viLines = map[string]struct {
 	"fish": {[]string{"fish_vi_key_bindings"}, regexp.MustCompile(`\[N\]`)},
 }
 
+// rpromptLines make the rprompt set-up: the right prompt's text (the time) is drawn right of
+// the command line on its row; what is typed must be read left of the cursor.
+var rpromptLines = map[string]struct {
+	lines []string
+	vi    bool
+}{
+	"fish": {[]string{"fish_vi_key_bindings",
+		`function fish_prompt; printf '\e]0;fish %s\a\e]133;A\a%s ❯ \e]133;B\a' $PWD (prompt_pwd); end`,
+		`function fish_right_prompt; set_color brblack; date +%H:%M:%S; set_color normal; end`}, true},
+	"zsh": {append(append([]string{}, viLines["zsh"].lines...),
+		`precmd_functions+=(__rp_title); __rp_title() { print -n $'\e]0;zsh\a'; }`,
+		`PROMPT=$'%{\e]133;A\a%}%F{blue}%~%f ❯ %{\e]133;B\a%}'`,
+		// zle-line-init and zle-keymap-select above set RPROMPT to the mode: the time
+		// goes with it, as a themed prompt shows both.
+		`zle-line-init() { RPROMPT="INSERT %D{%H:%M:%S}"; zle reset-prompt; }`), true},
+	// bash has no right prompt: the usual trick prints the time right-aligned, then a
+	// carriage return, before the prompt proper.
+	"bash": {[]string{`PS1='\[\e]0;bash\a$(printf "%*s\r" $COLUMNS "$(date +%H:%M:%S)")\e]133;A\a\]\w ❯ '`}, false},
+}
+
 // ShellNames lists the shells of the matrix.
 func ShellNames() []string { return []string{"bash", "zsh", "dash", "mksh", "ksh", "fish", "ash"} }
 
@@ -147,6 +167,17 @@ func Configs(shell string) []Setup {
 		vi := rc
 		vi.Config, vi.Vi, vi.extra, vi.ViIndicator = "vi", true, v.lines, v.indicator
 		out = append(out, vi)
+	}
+	if r, ok := rpromptLines[shell]; ok {
+		// A single-line prompt with a right prompt printing the time, as tide, starship and
+		// powerlevel10k draw it, OSC 0 and OSC 133 in the prompt, and vi key bindings where
+		// users commonly have them with it.
+		rp := rc
+		rp.Config, rp.extra, rp.Vi = "rprompt", r.lines, r.vi
+		if r.vi {
+			rp.ViIndicator = viLines[shell].indicator
+		}
+		out = append(out, rp)
 	}
 	if shell != "fish" {
 		strict := rc

@@ -1,0 +1,58 @@
+package termstate
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mode is a terminal's line discipline, as the program in its foreground set it.
+type Mode struct {
+	Echo      bool // typed characters are echoed (ECHO)
+	Canonical bool // input is read a line at a time, edited by the terminal (ICANON)
+}
+
+// Hidden reports whether typed input is read without being shown: canonical mode with echo
+// off, as getpass, sudo, ssh and read -s set the terminal for a password.
+func (m Mode) Hidden() bool { return m.Canonical && !m.Echo }
+
+// Raw reports whether the program reads keys one at a time: a line editor at a shell's
+// prompt, a pager, an editor, a REPL.
+func (m Mode) Raw() bool { return !m.Canonical }
+
+// ErrNoTTY says a mode cannot be read: no path, or a platform without termios.
+var ErrNoTTY = errors.New("no terminal to read")
+
+// ReadMode reads the mode of the terminal at path (tmux's pane_tty). The terminal is opened
+// without becoming this process's controlling terminal, never read, and closed at once: its
+// program sees nothing.
+func ReadMode(path string) (Mode, error) {
+	if path == "" {
+		return Mode{}, ErrNoTTY
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Mode{}, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	return readMode(fd)
+}
+
+// modeOf decodes termios local flags.
+func modeOf(lflag uint64) Mode {
+	return Mode{Echo: lflag&uint64(unix.ECHO) != 0, Canonical: lflag&uint64(unix.ICANON) != 0}
+}
+
+// Name names the mode ("raw", "hidden", "line"); "unknown" when known is false.
+func (m Mode) Name(known bool) string {
+	switch {
+	case !known:
+		return "unknown"
+	case m.Raw():
+		return "raw"
+	case m.Hidden():
+		return "hidden"
+	}
+	return "line"
+}

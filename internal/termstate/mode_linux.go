@@ -1,0 +1,11 @@
+package termstate
+
+import "golang.org/x/sys/unix"
+
+func readMode(fd int) (Mode, error) {
+	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return Mode{}, err
+	}
+	return modeOf(uint64(t.Lflag)), nil
+}

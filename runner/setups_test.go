@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// The engine's shell tests: every shell set-up users have (testtmux.Configs: clean, rc, vi,
+// rprompt, strict; started through sh -c), run twice: with the process table (Linux's /proc)
+// and with it hidden, as on a platform or host where it cannot be read, so that what the
+// portable reads decide (tmux's current command, the tty's mode) is tested here.
+
+// tables are the two ways a run reads processes.
+var tables = []struct {
+	name  string
+	table *termstate.Table
+}{{"proc", termstate.System}, {"noproc", termstate.Hide()}}
+
+// setupSem bounds the set-ups running at once: fish starting by the dozen swamps two cores.
+var setupSem = make(chan struct{}, 4)
+
+// allSetups lists the set-ups of the matrix, and a few started otherwise.
+func allSetups() []testtmux.Setup {
+	var out []testtmux.Setup
+	for _, sh := range testtmux.ShellNames() {
+		out = append(out, testtmux.Configs(sh)...)
+	}
+	return append(out,
+		testtmux.Started("fish", "sh-c", "sh", "-c", "fish"),
+		testtmux.Started("fish", "sh-c-child", "sh", "-c", "fish; exit $?"),
+		printfFunction(),
+		testtmux.Config("zsh", "rc").With("ignore-space", "setopt hist_ignore_space"),
+	)
+}
+
+// engineRun runs command in p with runner r and returns the result.
+func engineRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, command string, timeout time.Duration) (Result, error) {
+	t.Helper()
+	snap, err := ts.Snapshot(context.Background(), tmux.WithPanes|tmux.WithClients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Run(context.Background(), ts, Request{Snapshot: snap, PaneID: p.ID, Timeout: timeout, Command: command, Holder: "test"})
+}
+
+// TestEngineSetups: in every set-up, with and without the process table, runs complete with
+// their status and output (short, longer than the pane is wide, twice), and a command that
+// asks a question returns once it waits (waiting for input, its prompt), takes its answer and
+// ends.
+func TestEngineSetups(t *testing.T) {
+	testtmux.Require(t)
+	tmx := testtmux.New(t)
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	t.Cleanup(ts.Close)
+	for _, tb := range tables {
+		t.Run(tb.name, func(t *testing.T) {
+			t.Parallel()
+			r := New()
+			r.table = tb.table
+			t.Cleanup(r.Close)
+			for _, su := range allSetups() {
+				t.Run(su.Name(), func(t *testing.T) {
+					testtmux.RequireShell(t, su.Argv)
+					t.Parallel()
+					setupSem <- struct{}{}
+					defer func() { <-setupSem }()
+					p := tmx.StartShell(t, su)
+					defer p.Kill()
+					setupCases(t, r, ts, p)
+				})
+			}
+		})
+	}
+}
+
+func setupCases(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane) {
+	long := "echo " + strings.Repeat("x", 100)
+	for _, tc := range []struct{ cmd, out string }{
+		{"echo out-1; sh -c 'exit 3'", "out-1"},
+		{long, strings.Repeat("x", 100)},
+		{"echo again", "again"},
+	} {
+		res, err := engineRun(t, r, ts, p, tc.cmd, 20*time.Second)
+		var nr *NotRun
+		if p.Setup.Config == "printf-function" && errors.As(err, &nr) && strings.Contains(nr.Reason, "printf") {
+			return // refused, naming the function: as good as defeating it
+		}
+		if err != nil || res.Outcome != Completed || res.Output != tc.out {
+			t.Fatalf("%q: %+v %v; screen:\n%s", tc.cmd, res, err, p.S.Tmux("capture-pane", "-p", "-t", p.ID))
+		}
+		want := 0
+		if tc.out == "out-1" {
+			want = 3
+		}
+		if *res.ExitStatus != want {
+			t.Errorf("%q: exit %d, want %d", tc.cmd, *res.ExitStatus, want)
+		}
+	}
+	question(t, r, ts, p)
+	if p.Setup.Shell == "zsh" && p.Setup.Config != "printf-function" {
+		zshHistory(t, p)
+	}
+}
+
+// zshHistory: zsh's history holds at most the first run's typed line (the hook that run
+// installed keeps the others out), none with HIST_IGNORE_SPACE.
+func zshHistory(t *testing.T, p *testtmux.ShellPane) {
+	t.Helper()
+	p.WaitPrompt()
+	p.Type("fc -l 1 > ~/hist.tmp 2>&1; mv ~/hist.tmp ~/hist.txt")
+	var list string
+	deadline := time.Now().Add(testtmux.PromptWait)
+	for {
+		if b, err := os.ReadFile(filepath.Join(p.Home, "hist.txt")); err == nil {
+			list = string(b)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no history listing; screen:\n%s", p.S.Tmux("capture-pane", "-p", "-t", p.ID))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := 1
+	if p.Setup.Config == "ignore-space" {
+		want = 0
+	}
+	n := 0
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, "tmux-mcp-") {
+			n++
+		}
+	}
+	if n > want {
+		t.Errorf("the history holds %d typed lines of the framing, want at most %d:\n%s", n, want, list)
+	}
+}
+
+// question runs a command that asks for a line: the call returns once it waits (well before
+// its timeout), says so with the question, takes the answer, and the run ends.
+func question(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane) {
+	t.Helper()
+	cmd := `printf 'name: '; read x; echo "got $x"`
+	if p.Setup.Fish {
+		cmd = `printf 'name: '; read x; echo "got $x"`
+	}
+	const timeout = 2 * time.Minute
+	res, err := engineRun(t, r, ts, p, cmd, timeout)
+	if err != nil || !res.StillRunning || !res.WaitingForInput || res.Elapsed > timeout/2 {
+		t.Fatalf("question: %+v %v", res, err)
+	}
+	if !p.Setup.Fish && res.Prompt != "name: " {
+		t.Errorf("question: prompt %q, want %q", res.Prompt, "name: ")
+	}
+	k := keyOf(t, ts, tmux.Pane{PaneID: p.ID})
+	if err := r.Input(k, "bob", func() error {
+		_, err := p.S.TryTmux("send-keys", "-t", p.ID, "-l", "bob")
+		if err == nil {
+			_, err = p.S.TryTmux("send-keys", "-t", p.ID, "Enter")
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fin := r.Await(ctx, r.Last(k), nil)
+	if fin.Outcome != Completed || !strings.HasSuffix(fin.Output, "got bob") {
+		t.Fatalf("after the answer: %+v", fin)
+	}
+}
+
+// printfFunction is zsh with a function named printf that passes its arguments on (as a
+// logging wrapper would): the framing must not depend on it.
+func printfFunction() testtmux.Setup {
+	return testtmux.Config("zsh", "rc").With("printf-function", `printf() { builtin print -n x >> ~/.printf-calls; builtin printf "$@"; }`)
+}
