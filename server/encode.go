@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,14 +20,16 @@ import (
 // 1.75× tmux's own list-panes to 0.77-1.45× in thirteen runs (cmd/tmux-mcp-bench).
 //
 // Only results it writes exactly as the SDK does (text blocks with no _meta or annotations,
-// no input requests) take this path; any other result, and any request of the per-request
-// protocol (2026-07-28), whose results the SDK annotates after this point, go through
-// unchanged. The bytes differ from the SDK's in one way only: <, > and & inside a text stay as
+// no input requests) take this path; any other result goes through unchanged: an
+// input_required one (InputRequests, RequestState) is the SDK's to write, and small. On
+// 2026-07-28 the SDK adds serverInfo to the result's _meta after this point, which a
+// wireResult takes as a CallToolResult does (its ResultBase), and its resultType is the SDK's
+// own (resultTypeOf). TestWireResultMirrorsSDK fails when mcp.CallToolResult changes. The bytes differ from the SDK's in one way only: <, > and & inside a text stay as
 // they are where the SDK writes \u003c, \u003e and \u0026 (the same JSON string).
 func encodeOnce(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if err != nil || method != "tools/call" || perRequestProtocol(req) {
+		if err != nil || method != "tools/call" {
 			return res, err
 		}
 		if r, ok := res.(*mcp.CallToolResult); ok {
@@ -45,6 +48,8 @@ type wireResult struct {
 	Content           []wireText `json:"content"`
 	StructuredContent any        `json:"structuredContent,omitempty"`
 	IsError           bool       `json:"isError,omitempty"`
+	// ResultType is the SDK's: "complete" for a client of 2026-07-28 or later, else none.
+	ResultType string `json:"resultType,omitempty"`
 }
 
 // wireText is mcp.TextContent as the SDK writes it when it has no _meta or annotations.
@@ -68,12 +73,24 @@ func asWire(r *mcp.CallToolResult) *wireResult {
 		w.Content = append(w.Content, wireText{Type: "text", Text: t.Text})
 	}
 	w.StructuredContent = r.StructuredContent
+	w.ResultType = resultTypeOf(r)
 	return w
 }
 
-// perRequestProtocol reports whether req follows the per-request protocol (2026-07-28 and
-// later), whose results the SDK annotates after the middleware.
-func perRequestProtocol(req mcp.Request) bool {
-	r, ok := req.(*mcp.CallToolRequest)
-	return !ok || r.ProtocolVersion() >= "2026-07-28"
+// resultTypeOf is the resultType the SDK writes for r. The SDK decides it (by the client's
+// revision, in its tools/call handler) and keeps it unexported, writing it only in
+// CallToolResult.MarshalJSON: marshaling r without its content reads it from there, in about
+// a microsecond, so that no rule of the SDK's is copied here to drift from it.
+func resultTypeOf(r *mcp.CallToolResult) string {
+	head := *r
+	head.Meta, head.Content, head.StructuredContent = nil, nil, nil
+	b, err := json.Marshal(&head)
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		ResultType string `json:"resultType"`
+	}
+	json.Unmarshal(b, &v)
+	return v.ResultType
 }

@@ -84,7 +84,7 @@ func TestEncodeOnceLeaves(t *testing.T) {
 		{"plain text", "tools/call", classic, text(), true},
 		{"an image", "tools/call", classic, image, false},
 		{"annotations", "tools/call", classic, annotated, false},
-		{"the per-request protocol", "tools/call", perRequest, text(), false},
+		{"the per-request protocol", "tools/call", perRequest, text(), true},
 		{"another method", "prompts/get", classic, &mcp.GetPromptResult{}, false},
 	}
 	for _, c := range cases {

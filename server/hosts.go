@@ -276,6 +276,7 @@ func (c *Call) listHosts(ctx context.Context) ([]ServerInfo, []hostFailure) {
 	failed := []hostFailure{}
 	for i, name := range names {
 		all = append(all, servers[i]...)
+		c.srv.hostSeen(name, errs[i])
 		if errs[i] != nil {
 			failed = append(failed, hostFailure{Host: name, Error: errs[i].Error()})
 		}

@@ -362,17 +362,41 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if in.Shell != nil {
 		args = append(args, *in.Shell)
 	}
+	run := c.heldRun(ctx, t.ts, in.PaneID)
 	if _, err := t.ts.Command(ctx, args...); err != nil {
 		return PaneInfo{}, err
 	}
-	c.endRun(ctx, t.ts, in.PaneID) // the new process will never print the run's end
+	c.endRun(ctx, run, "respawned") // the new process will never print the run's end
 	return c.paneByID(ctx, t.ts, in.PaneID)
 }
 
-// endRun ends at once the run that held a pane now killed or respawned.
-func (c *Call) endRun(ctx context.Context, ts *tmux.Server, pane string) {
-	if id, err := ts.Identity(ctx); err == nil {
-		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: pane})
+// paneRun is what heldRun found of a pane's run before a kill or respawn.
+type paneRun struct {
+	key   paneKey
+	known bool // the server's identity was read
+	held  bool // a run held the pane
+	pane  string
+}
+
+// heldRun looks, before a kill or respawn (a kill may end the server), at the run holding pane.
+func (c *Call) heldRun(ctx context.Context, ts *tmux.Server, pane string) paneRun {
+	id, err := ts.Identity(ctx)
+	if err != nil {
+		return paneRun{}
+	}
+	r := paneRun{key: paneKey{Daemon: id, Pane: pane}, known: true, pane: pane}
+	_, r.held = c.srv.state.runs.Holder(r.key)
+	return r
+}
+
+// endRun ends at once the run that held a pane now killed or respawned, and tells the clients
+// that it ended unfinished: the runner may have seen the pane go first, and ended it itself.
+func (c *Call) endRun(ctx context.Context, r paneRun, how string) {
+	if !r.known {
+		return
+	}
+	if c.srv.state.runs.Abandon(r.key) || r.held {
+		c.notify(ctx, "warning", logRun, runEndedNote(r.pane, how))
 	}
 }
 
@@ -394,13 +418,11 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("kill", in.PaneID); err != nil {
 		return resultOut{}, err
 	}
-	id, idErr := t.ts.Identity(ctx) // before the kill: it may end the server
+	run := c.heldRun(ctx, t.ts, in.PaneID)
 	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
 		return resultOut{}, err
 	}
-	if idErr == nil {
-		c.srv.state.runs.Abandon(paneKey{Daemon: id, Pane: in.PaneID})
-	}
+	c.endRun(ctx, run, "killed")
 	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
 }
 

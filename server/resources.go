@@ -129,7 +129,7 @@ func (s *Server) listResources(ctx context.Context) *mcp.ListResourcesResult {
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{{
 		Name: "sessions", Title: "tmux sessions", URI: "tmux://sessions", MIMEType: "application/json",
 		Description: "Every session of the tmux server.",
-	}}}
+	}}, Cacheable: privateLive}
 	ts, err := s.tmuxDefault()
 	if err != nil {
 		return res

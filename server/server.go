@@ -33,12 +33,16 @@ type Server struct {
 	sockets map[string]*tmux.Server
 	closed  bool
 	hosts   map[string]*ssh.Host // the configured hosts by name (hosts.go)
+	// hostDown says which hosts did not answer when last asked (hostSeen).
+	hostDown map[string]bool
 
 	state *state // shared per-process bookkeeping (reservations, echoes, buffers)
 
 	read readState // live streams for cursors, subscriptions, topology watches (resources.go)
 
 	rec recordings // pane recordings (record.go)
+
+	elicitKeys stateKeys // signs the request states of calls that ask the user (elicit.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -51,7 +55,7 @@ func New(opts Options) (*Server, error) {
 		env = os.Environ()
 	}
 	s := &Server{opts: opts, tools: map[string]*Tool{}, hidden: map[string]string{}, sockets: map[string]*tmux.Server{}, caller: policy.CallerFromEnv(env), state: newState(),
-		hosts: newHosts(&opts)}
+		hosts: newHosts(&opts), elicitKeys: newStateKeys()}
 	if opts.Audit != "" {
 		a, err := policy.OpenAudit(opts.Audit)
 		if err != nil {
@@ -79,9 +83,11 @@ func New(opts Options) (*Server, error) {
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
+		SetCacheable:       setCacheable,
 		Capabilities: &mcp.ServerCapabilities{
-			// The tool list is fixed at start (tier and allow list).
+			// The tool and prompt lists are fixed at start (tier and allow list).
 			Tools:       &mcp.ToolCapabilities{ListChanged: false},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: false},
 			Logging:     &mcp.LoggingCapabilities{},
 			Completions: &mcp.CompletionCapabilities{},
 		},

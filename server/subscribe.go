@@ -371,7 +371,8 @@ func (s *Server) checkTopology(ts *tmux.Server, e *topoEntry) []string {
 	defer cancel()
 	state := ""
 	var sessions []string
-	if out, err := ts.Query(ctx, []string{"list-panes", "-a", "-F", "#{session_id}:#{window_id}:#{window_index}:#{pane_id}:#{session_name}"}); err == nil {
+	out, err := ts.Query(ctx, []string{"list-panes", "-a", "-F", "#{session_id}:#{window_id}:#{window_index}:#{pane_id}:#{session_name}"})
+	if err == nil {
 		lines := append([]string(nil), out[0]...)
 		sort.Strings(lines)
 		state = strings.Join(lines, "\n")
@@ -385,10 +386,14 @@ func (s *Server) checkTopology(ts *tmux.Server, e *topoEntry) []string {
 	tp := &s.read.topo
 	tp.mu.Lock()
 	changed := e.seen && state != e.last
+	gone := e.seen && e.last != "" && errors.Is(err, tmux.ErrServerNotRunning)
 	e.seen, e.last = true, state
 	tp.mu.Unlock()
 	if changed {
 		s.resourceListChanged()
+	}
+	if gone {
+		s.broadcast("warning", logTmux, serverGoneNote(ts))
 	}
 	return sessions
 }

@@ -360,6 +360,9 @@ func (c *Call) safeCall(ctx context.Context, raw json.RawMessage) (out any, err 
 // pass, where it re-scans ("compacts") bytes that are already JSON, at 2.5 times the cost
 // (1,000 panes of list_panes: 2.0 ms to encode, 5.0 ms to compact the same 1.1 MB).
 func (c *Call) result(out any, err error) *mcp.CallToolResult {
+	if r := inputResult(err); r != nil {
+		return r // the call asked the user a question (Call.Elicit)
+	}
 	if err != nil {
 		return errorResult(c.Tool.Name, err)
 	}

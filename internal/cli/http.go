@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,11 +105,21 @@ func serveHTTP(ctx context.Context, srv *server.Server, st *settings, sio IO) in
 // serveOn serves MCP over HTTP on ln until ctx ends.
 func serveOn(ctx context.Context, ln net.Listener, srv *server.Server, token string, lim httpLimits) error {
 	ms := srv.MCP()
+	get := func(*http.Request) *mcp.Server { return ms }
 	f := &httpFront{
 		mcp: ms,
-		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
+		sdk: mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 			MaxRequestBodyBytes:          maxBody,
 			SessionTimeout:               lim.sessionIdle,
+			PropagateRequestCancellation: true,
+			Logger:                       srv.Logger(),
+		}),
+		// The go-sdk (v1.8.0) serves 2026-07-28 over HTTP only from a stateless handler, and a
+		// stateless handler has no sessions for the older revisions' clients (no GET stream,
+		// no server-to-client requests, no resources/subscribe): one endpoint, two handlers.
+		stateless: mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+			Stateless:                    true,
+			MaxRequestBodyBytes:          maxBody,
 			PropagateRequestCancellation: true,
 			Logger:                       srv.Logger(),
 		}),
@@ -135,14 +146,16 @@ func serveOn(ctx context.Context, ln net.Listener, srv *server.Server, token str
 // the sessions it holds: the SDK's handler expires idle sessions (SessionTimeout) but holds
 // any number of them.
 type httpFront struct {
-	mcp  *mcp.Server
-	sdk  http.Handler
-	auth []byte // "Bearer <token>"
-	lim  httpLimits
+	mcp       *mcp.Server
+	sdk       http.Handler // the stateful handler: protocol revisions up to 2025-11-25
+	stateless http.Handler // 2026-07-28 and later: every request stands alone (perRequest)
+	auth      []byte       // "Bearer <token>"
+	lim       httpLimits
 
 	mu       sync.Mutex
 	sessions map[string]*sessionUse // live sessions, by Mcp-Session-Id
-	opening  int                    // requests without a session id in flight: each may open one
+	opening  int                    // requests without a session id in flight: each may open one, or is one (stateless)
+	freed    chan struct{}          // closed when one of them ends, for admit's waiters
 }
 
 // sessionUse is what the front knows of a session: requests in flight (a listening GET stream
@@ -178,7 +191,20 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" && perRequest(r, body) {
+		// A request of the per-request revisions holds an ephemeral session of the SDK's
+		// while it runs (a wait, a subscriptions/listen stream): it counts as a session.
+		if r.Method == http.MethodPost {
+			if !f.admit(w) {
+				return
+			}
+			defer f.admitted()
+		}
+		f.stateless.ServeHTTP(w, r)
+		return
+	}
+	if id != "" {
 		f.use(id, 1)
 		defer f.use(id, -1)
 		if r.Method == http.MethodDelete {
@@ -193,6 +219,32 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer f.admitted()
 	}
 	f.sdk.ServeHTTP(w, r)
+}
+
+// metaVersionKey is the _meta key of the per-request protocol version (SEP-2575).
+const metaVersionKey = mcp.MetaKeyProtocolVersion
+
+// perRequest reports whether a request without a session id follows the per-request protocol
+// (2026-07-28 and later): its MCP-Protocol-Version header names such a revision, or, without
+// the header, its _meta names a version (the stateless handler then answers that the header
+// is required, where the stateful one would refuse the revision).
+func perRequest(r *http.Request, body []byte) bool {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return v >= "2026-07-28"
+	}
+	if !bytes.Contains(body, []byte(metaVersionKey)) {
+		return false
+	}
+	var m struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	_, ok := m.Params.Meta[metaVersionKey]
+	return ok
 }
 
 // checkOrigin refuses a request that a browser sent from another origin, whatever its method.
@@ -253,10 +305,40 @@ func (f *httpFront) use(id string, delta int) {
 	u.last = time.Now()
 }
 
-// admit lets a request without a session id in: it may open a session. At the limit it first
-// closes the session idle longest (no request in flight, no stream open); when every session is
-// busy it answers 503.
+// admitWait bounds how long a request without a session id waits for a slot at the limit:
+// a client's previous request may have had its answer and still be leaving the handler.
+const admitWait = time.Second
+
+// admit lets a request without a session id in: it may open a session, or, stateless, is one
+// while it runs. At the limit it first closes the session idle longest (no request in flight,
+// no stream open); when every session is busy it waits admitWait for one to end, then answers
+// 503.
 func (f *httpFront) admit(w http.ResponseWriter) bool {
+	deadline := time.Now().Add(admitWait)
+	for {
+		ok, freed := f.tryAdmit()
+		if ok {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-freed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	w.Header().Set("Retry-After", "5")
+	http.Error(w, fmt.Sprintf("all %d MCP sessions are busy; retry later, end sessions you no longer use (DELETE), or raise --http-max-sessions (TMUX_MCP_HTTP_MAX_SESSIONS)", f.lim.maxSessions), http.StatusServiceUnavailable)
+	return false
+}
+
+// tryAdmit is admit's attempt; when it fails, freed is closed once a request without a
+// session id ends.
+func (f *httpFront) tryAdmit() (ok bool, freed <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refresh()
@@ -264,6 +346,9 @@ func (f *httpFront) admit(w http.ResponseWriter) bool {
 	var idlest *mcp.ServerSession
 	var since time.Time
 	for ss := range f.mcp.Sessions() {
+		if ss.ID() == "" {
+			continue // a stateless request's, counted in f.opening while it runs
+		}
 		u := f.sessions[ss.ID()]
 		if u == nil || u.closing {
 			continue
@@ -275,15 +360,16 @@ func (f *httpFront) admit(w http.ResponseWriter) bool {
 	}
 	if n >= f.lim.maxSessions {
 		if idlest == nil {
-			w.Header().Set("Retry-After", "5")
-			http.Error(w, fmt.Sprintf("all %d MCP sessions are busy; retry later, end sessions you no longer use (DELETE), or raise --http-max-sessions (TMUX_MCP_HTTP_MAX_SESSIONS)", f.lim.maxSessions), http.StatusServiceUnavailable)
-			return false
+			if f.freed == nil {
+				f.freed = make(chan struct{})
+			}
+			return false, f.freed
 		}
 		f.sessions[idlest.ID()].closing = true
 		go idlest.Close() // it has nothing in flight; its next request gets the SDK's 404
 	}
 	f.opening++
-	return true
+	return true, nil
 }
 
 // closing marks session id as on its way out (its client deleted it).
@@ -300,6 +386,10 @@ func (f *httpFront) admitted() {
 	defer f.mu.Unlock()
 	f.opening--
 	f.refresh()
+	if f.freed != nil {
+		close(f.freed)
+		f.freed = nil
+	}
 }
 
 // refresh brings the front's sessions in line with the SDK's: new ones start idle now, closed
@@ -308,6 +398,9 @@ func (f *httpFront) refresh() {
 	live := map[string]bool{}
 	for ss := range f.mcp.Sessions() {
 		id := ss.ID()
+		if id == "" {
+			continue // a stateless request's, or stdio's
+		}
 		live[id] = true
 		if f.sessions[id] == nil {
 			f.sessions[id] = &sessionUse{last: time.Now()}
