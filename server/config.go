@@ -25,6 +25,12 @@ type Options struct {
 	Audit           string        // LIBTMUX_MCP_AUDIT: "stderr" or a file path
 	PipeRoot        string        // LIBTMUX_MCP_PIPE_ROOT
 	AllowWatched    bool          // LIBTMUX_MCP_ALLOW_WATCHED: runs may type into watched panes
+	// Secrets is LIBTMUX_MCP_SECRETS: "off" keeps runs from asking the person for a secret
+	// themselves; anything else ("ask", the default) lets them (secret.go).
+	Secrets string
+	// Confirm is LIBTMUX_MCP_CONFIRM: tiers and tool names whose calls first ask the person
+	// (confirm.go).
+	Confirm []string
 	Env             []string      // environment for tmux and for caller detection; nil: this process's
 	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
 	// Hosts are the other machines calls may reach (LIBTMUX_MCP_HOSTS); with none, no tool
@@ -61,6 +67,9 @@ func (o *Options) normalize() error {
 		o.WaitMax = MaxWait
 	}
 	if err := o.offer().CheckTools(knownTool); err != nil {
+		return err
+	}
+	if err := o.checkConfirm(); err != nil {
 		return err
 	}
 	if err := o.checkHosts(); err != nil {

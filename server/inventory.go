@@ -539,7 +539,9 @@ func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	return c.paneInfo(ctx, t.ts, t.snap, t.pane), nil
+	info := c.paneInfo(ctx, t.ts, t.snap, t.pane)
+	info.InputHidden = inputHidden(t.ts, t.pane)
+	return info, nil
 }
 
 // ---- split_window

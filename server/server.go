@@ -43,6 +43,8 @@ type Server struct {
 	rec recordings // pane recordings (record.go)
 
 	elicitKeys stateKeys // signs the request states of calls that ask the user (elicit.go)
+
+	secrets secretPages // pages where the person types a secret (secret.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -273,6 +275,7 @@ func (s *Server) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	s.rec.closeAll()
+	s.secrets.closeAll()
 	s.state.cleanup(ctx, s)
 	s.read.close()
 	s.mu.Lock()
