@@ -100,7 +100,7 @@ func typeSecret(ctx context.Context, c *Call, in *typeSecretIn) (TypeSecretOut, 
 	}
 	p := t.pane
 	if !c.canOpenPage() {
-		return TypeSecretOut{}, fail(attachHint(p),
+		return TypeSecretOut{}, fail(attachHint(t.ts, p),
 			"type_secret needs the person to type the secret on a page, and this client cannot open one (it declared no URL-mode elicitation)")
 	}
 	var pg *secretPage
@@ -131,10 +131,14 @@ const (
 	noteRunPage    = "run_secret"
 )
 
-// attachHint says how the person types a secret into pane p themselves.
-func attachHint(p tmux.Pane) string {
-	return fmt.Sprintf("Ask the person to type it into pane %s themselves: tmux attach -t %s, then window %d pane %d (tmux select-window -t %s; tmux select-pane -t %s). Never ask for it in the chat. wait_for_run pane_id=%s goes on after they typed it.",
-		p.PaneID, shellQuote(p.SessionName), p.WindowIndex, p.PaneIndex, p.WindowID, p.PaneID, p.PaneID)
+// attachHint says how the person types a secret into pane p of ts themselves.
+func attachHint(ts *tmux.Server, p tmux.Pane) string {
+	tm := "tmux"
+	for _, a := range ts.SocketArgs() {
+		tm += " " + shellQuote(a)
+	}
+	return fmt.Sprintf("Ask the person to type it into pane %s themselves: %s attach -t %s, then window %d pane %d (%s select-pane -t %s). Never ask for it in the chat. wait_for_run pane_id=%s goes on after they typed it.",
+		p.PaneID, tm, shellQuote(p.SessionName), p.WindowIndex, p.PaneIndex, tm, p.PaneID, p.PaneID)
 }
 
 // canOpenPage reports whether the client can open a page for its person (URL-mode elicitation).
