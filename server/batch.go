@@ -27,7 +27,7 @@ func batchTools() []*Tool {
 		// destructive one by their tier).
 		return define(spec{Name: batchName(tier), Title: "Call " + tierTitle(tier) + " tmux Tools in a Batch", Tier: tier, Ann: ann,
 			Toolsets: []string{policy.Manage, policy.Execute}, Batch: true,
-			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch or blocking (run_*, wait_for_*) tools. Rows keep structured_content while the result fits 1 MB.",
+			Description: desc + " In order, as direct calls; on_error=stop halts at the first failure. No batch, run_* or wait_for_* tools. Rows keep structured_content within 1 MB.",
 			Input:       batchSchema},
 			batchRunner(tier))
 	}

@@ -30,9 +30,9 @@ type Options struct {
 	Secrets string
 	// Confirm is LIBTMUX_MCP_CONFIRM: tiers and tool names whose calls first ask the person
 	// (confirm.go).
-	Confirm []string
-	Env             []string      // environment for tmux and for caller detection; nil: this process's
-	TmuxTimeout     time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
+	Confirm     []string
+	Env         []string      // environment for tmux and for caller detection; nil: this process's
+	TmuxTimeout time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
 	// Hosts are the other machines calls may reach (LIBTMUX_MCP_HOSTS); with none, no tool
 	// advertises a host argument.
 	Hosts []HostConfig

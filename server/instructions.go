@@ -22,6 +22,9 @@ func (s *Server) instructions() string {
 	if s.offers("send_keys") {
 		b.WriteString("Type into programs that are not shells (editors, REPLs, prompts): send_keys (C-c, Enter...), paste_text. They return a cursor taken before the input: pass it to wait_for_text so nothing printed in between is missed.\n")
 	}
+	if s.offers("type_secret") {
+		b.WriteString("Never ask for a password or another secret in the chat: when a pane waits for hidden input (input_hidden), type_secret has the person type it on a one-time page.\n")
+	}
 	b.WriteString("Read: snapshot_pane (screen, cursor, mode in one call), capture_pane (history ranges), capture_since (only what is new since a cursor), search_panes.\n")
 	b.WriteString("Wait, do not poll: wait_for_text blocks until new output matches, or with quiet_ms until the pane goes quiet (woken by tmux, not by polling); capture_since with wait_ms does the same for reads.\n")
 	b.WriteString("Panes a person has on screen refuse runs: work in a window of your own (create_window); a person can follow it read-only (tmux attach -r).\n")

@@ -66,7 +66,7 @@ func inventoryTools() []*Tool {
 }
 
 const (
-	filtersDesc = "ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex"
+	filtersDesc = "ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex"
 	envDesc     = "An object of strings, or its JSON"
 )
 

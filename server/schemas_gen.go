@@ -132,7 +132,7 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"socket_name", "window_id"},
 	},
 	"list_panes": {
-		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"window_id":{"type":["null","string"],"default":null},"window_index":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"panes":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "session_id", "session_name", "socket_name", "window_id", "window_index"},
@@ -151,13 +151,13 @@ var generatedSchemas = map[string]toolSchemas{
 		args:    []string{"extra_socket_paths"},
 	},
 	"list_sessions": {
-		in:     `{"type":"object","properties":{"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"filters":{"description":"ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"sessions":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "socket_name"},
 	},
 	"list_windows": {
-		in:     `{"type":"object","properties":{"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value} (or its JSON); op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"windows":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "session_id", "session_name", "socket_name"},
@@ -367,10 +367,10 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"socket_name", "source_pane_id", "target_pane_id"},
 	},
 	"type_secret": {
-		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"message":{"type":"string","description":"Shown to the person on the page"},"enter":{"type":"boolean","description":"Press Enter after it","default":true},"socket_name":{"type":"string"}},"additionalProperties":false}`,
-		strict: `{"type":"object","properties":{"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"message":{"type":["null","string"],"default":null},"enter":{"type":"boolean","default":true},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
-		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"typed":{"type":"boolean"},"bytes":{"type":"integer"}}}`,
-		args:   []string{"enter", "message", "pane_id", "session_id", "session_name", "socket_name", "window_id"},
+		in:     `{"type":"object","properties":{"pane_id":{"type":"string"},"message":{"type":"string"},"enter":{"type":"boolean","default":true},"socket_name":{"type":"string"}},"required":["pane_id"],"additionalProperties":false}`,
+		strict: `{"type":"object","properties":{"pane_id":{"type":"string"},"message":{"type":["null","string"],"default":null},"enter":{"type":"boolean","default":true},"socket_name":{"type":["null","string"],"default":null}},"required":["pane_id"],"additionalProperties":false}`,
+		out:    ``,
+		args:   []string{"enter", "message", "pane_id", "socket_name"},
 	},
 	"wait_for_channel": {
 		in:     `{"type":"object","properties":{"channel":{"type":"string","pattern":"^[A-Za-z0-9_.:-]{1,128}$"},"timeout":{"type":"number","description":"Seconds; clamped to the wait ceiling","default":30,"minimum":0},"socket_name":{"type":"string"}},"required":["channel"],"additionalProperties":false}`,

@@ -72,10 +72,11 @@ func (sp *secretPages) closeAll() {
 
 // ---- type_secret
 
+// typeSecretIn takes a pane by its id only: a secret goes exactly where the agent saw it asked.
 type typeSecretIn struct {
-	PaneTarget
-	Message *string `json:"message,omitempty" jsonschema:"Shown to the person on the page"`
-	Enter   bool    `json:"enter,omitempty" jsonschema:"Press Enter after it"`
+	PaneID  string  `json:"pane_id"`
+	Message *string `json:"message,omitempty"`
+	Enter   bool    `json:"enter,omitempty"`
 	Socket
 }
 
@@ -86,15 +87,20 @@ type TypeSecretOut struct {
 	Bytes  int    `json:"bytes" jsonschema:"length of what the person typed"`
 }
 
+// secretTools declares type_secret, in as few bytes of tools/list as will do: the handshake
+// instructions say the rest (never ask for a secret in the chat).
 func secretTools() []*Tool {
-	return []*Tool{define(spec{Name: "type_secret", Title: "Have the Person Type a Secret", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, Blocking: true,
-		Description: "When a pane waits for hidden input (input_hidden: a password prompt), the person types it on a one-time local page; it goes into the pane and you learn only its length. Never ask for a secret in the chat.",
+	return []*Tool{define(spec{Name: "type_secret", Title: "Type a Secret", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, NoOutputSchema: true,
+		Description: "The person types what a pane waits for (input_hidden: a password) on a one-time page; you get its length only.",
 		Input:       edits(def("enter", true))},
 		typeSecret)}
 }
 
 func typeSecret(ctx context.Context, c *Call, in *typeSecretIn) (TypeSecretOut, error) {
-	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	if err := checkIDs(&in.PaneID, nil, nil); err != nil {
+		return TypeSecretOut{}, err
+	}
+	t, err := c.pane(ctx, PaneTarget{PaneID: &in.PaneID}, in.SocketName)
 	if err != nil {
 		return TypeSecretOut{}, err
 	}
