@@ -80,7 +80,8 @@ func (pc *pageClient) client() *mcp.Client {
 		caps.Elicitation.URL = &mcp.URLElicitationCapabilities{}
 	}
 	if pc.noElicit {
-		caps = &mcp.ClientCapabilities{}
+		// No handler either: the go-sdk declares elicitation for a client that has one.
+		return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	}
 	return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{
 		Capabilities: caps,

@@ -123,7 +123,9 @@ func (pg *secretPage) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: with no-referrer a browser posts the form with Origin
+	// "null", and the origin check could not tell it from a sandboxed page of another site.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	// The Host header must be the address itself: a page of another site whose name resolves
 	// to 127.0.0.1 (DNS rebinding) is not this page's origin.
@@ -242,7 +244,6 @@ func (pg *secretPage) page(w http.ResponseWriter, status int, v pageView) {
 // name, the pane's line and the agent's message are not to be trusted).
 var pageTemplate = template.Must(template.New("secret").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<meta name="referrer" content="no-referrer">
 <title>{{.Title}}</title>
 <style>
 body{font:16px/1.45 system-ui,sans-serif;max-width:36em;margin:2em auto;padding:0 1em;color:#222}
