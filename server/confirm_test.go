@@ -20,7 +20,9 @@ func TestConfirm(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	title := func() string { return strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_title}")) }
+	title := func() string {
+		return strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_title}"))
+	}
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		yes := &pageClient{}
 		cs := yes.connect(t, s, "stream", v)
