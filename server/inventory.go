@@ -66,7 +66,8 @@ func inventoryTools() []*Tool {
 }
 
 const (
-	filtersDesc = "ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex"
+	// filtersDesc is short: the handshake instructions list the ops once, for the three tools.
+	filtersDesc = "ANDed {field[__op]: value}; ops: see the instructions"
 	envDesc     = "An object of strings, or its JSON"
 )
 

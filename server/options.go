@@ -19,7 +19,7 @@ func optionTools() []*Tool {
 			Input:       edits(scopeEnum, def("global_", false))},
 			showOption),
 		define(spec{Name: "set_option", Title: "Set tmux Option", Tier: policy.Mutating, Toolsets: []string{policy.Manage}, Ann: annMUT,
-			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. The target must be of the scope's kind (a session for session options, @1 for window, %1 for pane options); without a target, the first session's active one.",
+			Description: "Set a tmux option for a session, window or pane, or globally. Hooks cannot be set; #(...) only in @options. The target must fit the scope (a session, @1 window, %1 pane); none: the first session's.",
 			Input:       edits(scopeEnum, def("global_", false))},
 			setOption),
 		define(spec{Name: "show_environment", Title: "Show tmux Environment", Tier: policy.ReadOnly, Ann: annRO,
@@ -42,7 +42,7 @@ func optionTools() []*Tool {
 // ScopeArgs are the scope arguments of the option and hook tools.
 type ScopeArgs struct {
 	Scope  *string `json:"scope,omitempty" jsonschema:"Default: inferred"`
-	Target *string `json:"target,omitempty" jsonschema:"Session, window (@1) or pane (%1); default: the first session"`
+	Target *string `json:"target,omitempty" jsonschema:"Session, @1 window or %1 pane; default: the first session"`
 	Global bool    `json:"global_,omitempty"`
 }
 

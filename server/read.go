@@ -30,7 +30,7 @@ func readTools() []*Tool {
 			Input:       edits(def("regex", false), def("match_case", false), def("max_matched_lines_per_pane", 50), minimum("max_matched_lines_per_pane", 1), def("limit", 500), minimum("limit", 1), def("offset", 0), minimum("offset", 0))},
 			searchPanes),
 		define(spec{Name: "display_message", Title: "Expand a tmux Format", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "Expand a tmux format against a pane, e.g. '#{cursor_x} #{pane_dead}', for fields no other tool reports. Refused: #(...), E: and T:, # in s/// and %."},
+			Description: "Expand a tmux format against a pane, e.g. '#{cursor_x} #{pane_dead}', for fields no other tool reports."},
 			displayMessage),
 		define(spec{Name: "find_pane_by_position", Title: "Find tmux Pane by Position", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Return the pane in a corner of a window.",

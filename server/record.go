@@ -27,11 +27,11 @@ import (
 func recordTools() []*Tool {
 	return []*Tool{
 		define(spec{Name: "start_recording", Title: "Record a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annDESTR,
-			Description: "Record a pane to an asciicast v2 file (asciinema play FILE): its screen, timed output, run markers with exit status. Ends when the pane exits, at max_bytes, or by stop_recording.",
+			Description: "Record a pane to an asciicast v2 file (asciinema play FILE) with run markers. Ends at the pane's exit, max_bytes or stop_recording.",
 			Input:       edits(def("overwrite", false), def("max_bytes", record.DefaultMaxBytes), minimum("max_bytes", minRecordBytes), maximum("max_bytes", maxRecordBytes))},
 			startRecording),
 		define(spec{Name: "stop_recording", Title: "Stop Recording a tmux Pane", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annMUT,
-			Description: "Stop a recording (by output_path or pane_id); returns its path, duration, size and counts, or how it ended."},
+			Description: "Stop a recording (by output_path or pane_id); returns its summary, or how it ended."},
 			stopRecording),
 		define(spec{Name: "list_recordings", Title: "List tmux Pane Recordings", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "List this server's recordings, running and recently ended."},

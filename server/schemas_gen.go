@@ -132,7 +132,7 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"socket_name", "window_id"},
 	},
 	"list_panes": {
-		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; ops: see the instructions","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"window_id":{"type":["null","string"],"default":null},"window_index":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"panes":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "session_id", "session_name", "socket_name", "window_id", "window_index"},
@@ -151,13 +151,13 @@ var generatedSchemas = map[string]toolSchemas{
 		args:    []string{"extra_socket_paths"},
 	},
 	"list_sessions": {
-		in:     `{"type":"object","properties":{"filters":{"description":"ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"filters":{"description":"ANDed {field[__op]: value}; ops: see the instructions","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"sessions":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "socket_name"},
 	},
 	"list_windows": {
-		in:     `{"type":"object","properties":{"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; op: exact, iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; ops: see the instructions","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"windows":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
 		args:   []string{"filters", "session_id", "session_name", "socket_name"},
@@ -289,7 +289,7 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"name", "session_id", "session_name", "socket_name", "value"},
 	},
 	"set_option": {
-		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option"},"value":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option","value"],"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option"},"value":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @1 window or %1 pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option","value"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"option":{"type":"string"},"value":{"type":"string"},"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"required":["option","value"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"option":{"type":"string"},"value":{"type":"string"},"status":{"type":"string"},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "option", "scope", "socket_name", "target", "value"},
@@ -313,19 +313,19 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"session_id", "session_name", "socket_name"},
 	},
 	"show_hook": {
-		in:     `{"type":"object","properties":{"hook_name":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["hook_name"],"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"hook_name":{"type":"string"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @1 window or %1 pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["hook_name"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"hook_name":{"type":"string"},"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"required":["hook_name"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"entries":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "hook_name", "scope", "socket_name", "target"},
 	},
 	"show_hooks": {
-		in:     `{"type":"object","properties":{"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @1 window or %1 pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"entries":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "scope", "socket_name", "target"},
 	},
 	"show_option": {
-		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option, status-format[0]"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, window (@1) or pane (%1); default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option"],"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"option":{"type":"string","description":"e.g. mode-keys, @my-option, status-format[0]"},"scope":{"type":"string","description":"Default: inferred","enum":["server","session","window","pane"]},"target":{"type":"string","description":"Session, @1 window or %1 pane; default: the first session"},"global_":{"type":"boolean","default":false},"socket_name":{"type":"string"}},"required":["option"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"option":{"type":"string"},"scope":{"type":["null","string"],"default":null,"enum":["server","session","window","pane",null]},"target":{"type":["null","string"],"default":null},"global_":{"type":"boolean","default":false},"socket_name":{"type":["null","string"],"default":null}},"required":["option"],"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"option":{"type":"string"},"value":{"anyOf":[{"type":"string"},{"type":"null"}]},"target":{"type":"string"}}}`,
 		args:   []string{"global_", "option", "scope", "socket_name", "target"},

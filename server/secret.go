@@ -91,7 +91,7 @@ type TypeSecretOut struct {
 // instructions say the rest (never ask for a secret in the chat).
 func secretTools() []*Tool {
 	return []*Tool{define(spec{Name: "type_secret", Title: "Type a Secret", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSHELL, NoOutputSchema: true,
-		Description: "The person types what a pane waits for (input_hidden: a password) on a one-time page; you get its length only.",
+		Description: "The person types a pane's password (input_hidden) on a one-time page; you get its length only.",
 		Input:       edits(def("enter", true))},
 		typeSecret)}
 }
