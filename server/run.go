@@ -490,5 +490,5 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 
 // hiddenHint says what to do with a command waiting for hidden input in pane.
 func hiddenHint(pane string) string {
-	return fmt.Sprintf("It asks for a password or another secret: type_secret pane_id=%s has the person type it (never ask for it in the chat), or send_keys keys=\"C-c\" enter=false stops it.", pane)
+	return fmt.Sprintf("It reads hidden input (a password or another secret): type_secret pane_id=%s has the person type it (never ask for it in the chat), or send_keys keys=\"C-c\" enter=false stops it.", pane)
 }
