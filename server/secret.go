@@ -42,9 +42,10 @@ func (sp *secretPages) add(pg *secretPage) {
 	}
 	sp.pages[pg.id] = pg
 	// Forget it a while after it ended, whether or not a later round read it.
+	keep := secretTTL
 	go func() {
 		<-pg.done
-		time.Sleep(secretTTL)
+		time.Sleep(keep)
 		sp.mu.Lock()
 		delete(sp.pages, pg.id)
 		sp.mu.Unlock()

@@ -79,7 +79,9 @@ func openSecretPage(pane, program, shows, message string, typeFn func(string) (i
 	mux.HandleFunc("/secret/"+pg.token, pg.serve)
 	pg.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
 		MaxHeaderBytes: 16 << 10}
+	pg.mu.Lock() // the timer's end waits for its assignment
 	pg.timer = time.AfterFunc(secretTTL, func() { pg.end(errPageExpired) })
+	pg.mu.Unlock()
 	go pg.srv.Serve(ln)
 	return pg, nil
 }
@@ -99,7 +101,10 @@ func (pg *secretPage) end(why error) {
 
 // finish closes the listener and tells the waiters.
 func (pg *secretPage) finish() {
-	pg.timer.Stop()
+	pg.mu.Lock()
+	t := pg.timer
+	pg.mu.Unlock()
+	t.Stop()
 	close(pg.done)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
