@@ -26,7 +26,7 @@ import (
 
 // testSecret is what the person types in these tests: it must show up nowhere but the pane's
 // program.
-const testSecret = "hunter2-Zq9!x"
+const testSecret = `hu;nt'er"2 $x\#{a} -l`
 
 var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
@@ -127,7 +127,7 @@ func (pc *pageClient) connect(t *testing.T, s *Server, kind, version string) *mc
 func hiddenPrompt(t *testing.T, tmx *testtmux.Server, pane string) {
 	t.Helper()
 	tmx.WaitPrompt(pane)
-	tmx.Tmux("send-keys", "-t", pane, `read -s -p 'Password: ' pw; echo; echo "len=${#pw}"`, "Enter")
+	tmx.Tmux("send-keys", "-t", pane, `read -r -s -p 'Password: ' pw; echo; echo "len=${#pw}"`, "Enter")
 	waitHidden(t, tmx, pane)
 }
 
@@ -205,7 +205,7 @@ func TestTypeSecret(t *testing.T) {
 				waitScreen(t, tmx, pane, fmt.Sprintf("len=%d", len(testSecret)))
 				s.Close()
 				b, _ := os.ReadFile(audit)
-				if strings.Contains(string(b), testSecret) || !strings.Contains(string(b), `"event":"secret_typed","pane":"`+pane+`","bytes":13`) {
+				if strings.Contains(string(b), testSecret) || !strings.Contains(string(b), fmt.Sprintf(`"event":"secret_typed","pane":"%s","bytes":%d`, pane, len(testSecret))) {
 					t.Errorf("audit:\n%s", b)
 				}
 			})
@@ -309,7 +309,7 @@ func TestSecretPage(t *testing.T) {
 	if len(typed) != 0 {
 		t.Fatalf("typed %q before a valid submit", typed)
 	}
-	if code, body, err := submitPage(pg.url, testSecret, nil); err != nil || code != 200 || !strings.Contains(body, "13 bytes") || strings.Contains(body, testSecret) {
+	if code, body, err := submitPage(pg.url, testSecret, nil); err != nil || code != 200 || !strings.Contains(body, fmt.Sprintf("%d bytes", len(testSecret))) || strings.Contains(body, testSecret) {
 		t.Errorf("the submit: %d %v %s", code, err, body)
 	}
 	<-pg.done
@@ -383,7 +383,7 @@ func TestSecretPage(t *testing.T) {
 // A run that blocks on hidden input asks the person itself (both generations) and goes on;
 // LIBTMUX_MCP_SECRETS=off and a declined question return waiting_for_input with input_hidden.
 func TestRunAsksForSecret(t *testing.T) {
-	const cmd = `read -s -p 'Password: ' pw; echo; echo "len=${#pw}"`
+	const cmd = `read -r -s -p 'Password: ' pw; echo; echo "len=${#pw}"`
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(v, func(t *testing.T) {
 			s, tmx, pane := newTestServer(t, policy.Mutating)
