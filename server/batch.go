@@ -100,6 +100,12 @@ func batchRunner(tier policy.Tier) func(ctx context.Context, c *Call, in *batchI
 		if len(in.Operations) == 0 || len(in.Operations) > maxBatchOps {
 			return batchOut{}, fail("Pass 1 to 1000 operations of {tool, arguments}.", "operations holds %d calls", len(in.Operations))
 		}
+		// LIBTMUX_MCP_CONFIRM: every question before any operation runs (confirm.go).
+		refused, err := c.confirmBatch(ctx, in.Operations)
+		if err != nil {
+			return batchOut{}, err
+		}
+		c.batchRefused = refused
 		var out batchOut
 		out.Results, out.batchTally, _ = runBatch(len(in.Operations), in.OnError, func(i int) (batchRow, bool, error) {
 			if ctx.Err() != nil {
@@ -184,6 +190,9 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 		return failRow(fail(fmt.Sprintf("Use %s for %s tools (when the server offers it).", batchName(t.Tier), t.Tier),
 			"%s is a %s tool, above what %s may call (%s)", t.Name, t.Tier, batchName(tier), tier))
 	}
+	if err := c.batchRefused[i]; err != nil {
+		return failRow(err)
+	}
 	var raw json.RawMessage
 	if op.Arguments != nil {
 		b, err := json.Marshal(op.Arguments)
@@ -193,7 +202,7 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 		raw = b
 	}
 	start := time.Now()
-	sub := &Call{srv: c.srv, req: c.req, Tool: t, batchTier: tier, capped: true}
+	sub := &Call{srv: c.srv, req: c.req, Tool: t, batchTier: tier, capped: true, confirmed: c.srv.needsConfirm(t)}
 	res := sub.run(ctx, raw)
 	row.ElapsedSeconds = elapsedSince(start)
 	if res.IsError {

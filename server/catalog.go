@@ -10,6 +10,7 @@ var catalog = sync.OnceValue(func() []*Tool {
 		inventoryTools(), // inventory.go
 		runTools(),       // run.go: run_shell_command, run_command
 		inputTools(),     // input.go: send_keys, send_keys_batch, paste_text
+		secretTools(),    // secret.go: type_secret
 		readTools(),      // read.go: snapshot_pane, capture_pane, capture_since, search_panes, display_message, find_pane_by_position
 		commandTools(),   // commands.go: list_commands, get_command_output
 		shotTools(),      // screenshot.go: screenshot_pane

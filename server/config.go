@@ -28,8 +28,14 @@ type Options struct {
 	// ShellIntegration is the default of shell_integration on the tools that start a pane
 	// (LIBTMUX_MCP_SHELL_INTEGRATION).
 	ShellIntegration bool
-	Env              []string      // environment for tmux and for caller detection; nil: this process's
-	TmuxTimeout      time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
+	// Secrets is LIBTMUX_MCP_SECRETS: "off" keeps runs from asking the person for a secret
+	// themselves; anything else ("ask", the default) lets them (secret.go).
+	Secrets string
+	// Confirm is LIBTMUX_MCP_CONFIRM: tiers and tool names whose calls first ask the person
+	// (confirm.go).
+	Confirm     []string
+	Env         []string      // environment for tmux and for caller detection; nil: this process's
+	TmuxTimeout time.Duration // deadline of one tmux request; tmux.DefaultTimeout (plus the connect timeout on another host) when 0
 	// Hosts are the other machines calls may reach (LIBTMUX_MCP_HOSTS); with none, no tool
 	// advertises a host argument.
 	Hosts []HostConfig
@@ -64,6 +70,9 @@ func (o *Options) normalize() error {
 		o.WaitMax = MaxWait
 	}
 	if err := o.offer().CheckTools(knownTool); err != nil {
+		return err
+	}
+	if err := o.checkConfirm(); err != nil {
 		return err
 	}
 	if err := o.checkHosts(); err != nil {

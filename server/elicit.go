@@ -53,6 +53,12 @@ func (c *Call) Elicit(ctx context.Context, key string, p *mcp.ElicitParams) (*mc
 		return &res, nil
 	}
 	st.Asked = key
+	for k, v := range c.notes {
+		if st.Notes == nil {
+			st.Notes = map[string]string{}
+		}
+		st.Notes[k] = v
+	}
 	return nil, &inputRequired{key: key, params: p, state: c.srv.elicitKeys.sign(st)}
 }
 
@@ -105,6 +111,26 @@ type elicitState struct {
 	Expires int64                      `json:"e"` // Unix seconds
 	Asked   string                     `json:"q,omitempty"`
 	Answers map[string]json.RawMessage `json:"r,omitempty"`
+	// Notes are what a handler keeps for its next round (Call.keep): a secret page's id.
+	Notes map[string]string `json:"n,omitempty"`
+}
+
+// keep remembers value under key for the call's next round on 2026-07-28 (it rides, signed,
+// in the request state of the question asked next); recall reads it there. Before 2026-07-28
+// a call has one round, and recall finds nothing.
+func (c *Call) keep(key, value string) {
+	if c.notes == nil {
+		c.notes = map[string]string{}
+	}
+	c.notes[key] = value
+}
+
+// recall is what an earlier round of this call kept under key (keep); "" when none.
+func (c *Call) recall(key string) string {
+	if c.req == nil || c.req.Params == nil || c.req.Params.RequestState == "" || c.req.ProtocolVersion() < "2026-07-28" {
+		return ""
+	}
+	return c.elicitState().Notes[key]
 }
 
 // elicitTTL bounds how long a question waits for its answer.

@@ -66,8 +66,9 @@ func inventoryTools() []*Tool {
 }
 
 const (
-	filtersDesc = "AND of {field[__op]: value}; op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin, [i]regex"
-	envDesc     = "Object of strings, or its JSON"
+	// filtersDesc is short: the handshake instructions list the ops once, for the three tools.
+	filtersDesc = "ANDed {field[__op]: value}; ops: see the instructions"
+	envDesc     = "An object of strings, or its JSON"
 )
 
 // ---- list_servers
@@ -575,7 +576,9 @@ func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	return c.paneInfo(ctx, t.ts, t.snap, t.pane), nil
+	info := c.paneInfo(ctx, t.ts, t.snap, t.pane)
+	info.InputHidden = inputHidden(t.ts, t.pane)
+	return info, nil
 }
 
 // ---- split_window

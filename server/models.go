@@ -12,6 +12,8 @@ type PaneInfo struct {
 	tmux.Pane
 	IsCaller  *bool `json:"is_caller" jsonschema:"true only for the pane this MCP server runs in (on this very server); null when the server is not inside tmux"`
 	IsWatched bool  `json:"is_watched" jsonschema:"a terminal client has this pane on screen"`
+	// InputHidden is set by get_pane_info and snapshot_pane only (inputHidden).
+	InputHidden bool `json:"input_hidden,omitempty" jsonschema:"its program waits for hidden input (a password): use type_secret"`
 }
 
 // ServerInfo describes one tmux server.

@@ -154,6 +154,7 @@ func snapshotPane(ctx context.Context, c *Call, in *snapshotIn) (PaneSnapshot, e
 		HistorySize:           atoiOr0(f[4]),
 		AlternateOn:           f[5] == "1",
 	}
+	snap.InputHidden = inputHidden(t.ts, p)
 	if f[2] != "" {
 		snap.PaneMode = &f[2]
 	}

@@ -98,17 +98,21 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if _, _, err := c.srv.state.runs.Adopt(ctx, ts, p); err != nil {
 		return p, res, err
 	}
-	ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
-	noted := c.srv.cmds.noteRun(ctx, ts, p.PaneID, a.command)    // listed by list_commands
-	res, err = c.srv.state.runs.Run(ctx, ts, runner.Request{
-		Snapshot: snap, PaneID: p.PaneID,
-		Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, AllowWatched: c.srv.opts.AllowWatched},
-		Holder:  fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60)),
-		Command: a.command, Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
-		Progress: c.runProgress(ctx, p.PaneID, a.timeout),
+	// withSecrets: a command waiting for hidden input asks the person (secret.go).
+	res, err = c.withSecrets(ctx, ts, p, a.timeout, func() (runner.Result, error) {
+		ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
+		noted := c.srv.cmds.noteRun(ctx, ts, p.PaneID, a.command)    // listed by list_commands
+		res, err := c.srv.state.runs.Run(ctx, ts, runner.Request{
+			Snapshot: snap, PaneID: p.PaneID,
+			Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, AllowWatched: c.srv.opts.AllowWatched},
+			Holder:  fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60)),
+			Command: a.command, Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
+			Progress: c.runProgress(ctx, p.PaneID, a.timeout),
+		})
+		ended(res, err)
+		noted()
+		return res, err
 	})
-	ended(res, err)
-	noted()
 	return p, res, refusal(a, err)
 }
 
@@ -212,6 +216,7 @@ type runShellOut struct {
 	waiting  bool   // the command waits for input (the seed's fields have no room for it)
 	prompt   string // the last line it printed then
 	hint     string // what to do with it then
+	hidden   bool   // it waits for hidden input (a password)
 	gone     string // why the pane is gone, for pane_died (paneGone)
 }
 
@@ -252,6 +257,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		waiting:                res.WaitingForInput,
 		prompt:                 res.Prompt,
 		hint:                   res.InputHint,
+		hidden:                 res.WaitingForInput && res.InputHidden,
 		gone:                   c.paneGone(p.PaneID),
 	}, nil
 }
@@ -290,7 +296,11 @@ func (o runShellOut) Text() string {
 		b.WriteString("\n\n")
 	}
 	wait := fmt.Sprintf("wait_for_run pane_id=%s returns its exit status and output when it ends; send_keys pane_id=%s keys=\"C-c\" enter=false stops it; the pane stays reserved until it ends.", o.PaneID, o.PaneID)
-	if o.waiting {
+	switch {
+	case o.hidden:
+		// The seed's output schema has no room for input_hidden: the text says it.
+		wait = fmt.Sprintf("input_hidden: it waits for hidden input (it printed %q). %s ", truncate(o.prompt, 200), hiddenHint(o.PaneID)) + wait
+	case o.waiting:
 		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). %s ", truncate(o.prompt, 200), o.PaneID, o.hint) + wait
 	}
 	switch runner.Outcome(o.Outcome) {
@@ -334,6 +344,7 @@ type runCommandOut struct {
 	WaitingForInput      bool     `json:"waiting_for_input" jsonschema:"still running and blocked reading the terminal (a question, a password prompt, an editor): answer with send_keys or paste_text to_running_command=true"`
 	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
 	InputHint            string   `json:"input_hint,omitempty" jsonschema:"when waiting_for_input: what to do (how to answer, or the keys that leave a pager or an editor)"`
+	InputHidden          bool     `json:"input_hidden,omitempty" jsonschema:"it waits for hidden input (a password): use type_secret"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -408,6 +419,9 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 		Prompt:               res.Prompt,
 		InputHint:            res.InputHint,
 	}
+	if res.WaitingForInput && res.InputHidden {
+		out.InputHidden, out.InputHint = true, hiddenHint(pane)
+	}
 	if out.Output == nil {
 		out.Output = []string{}
 	}
@@ -470,9 +484,14 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 		secs = c.srv.opts.WaitMax.Seconds()
 	}
 	timeout := c.srv.clampWait(time.Duration(secs * float64(time.Second)))
-	wctx, cancel := context.WithTimeout(ctx, timeout)
-	res := c.srv.state.runs.Await(wctx, rec, c.runProgress(ctx, pane, timeout))
-	cancel()
+	res, err := c.withSecrets(ctx, t.ts, t.pane, timeout, func() (runner.Result, error) {
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return c.srv.state.runs.Await(wctx, rec, c.runProgress(ctx, pane, timeout)), nil
+	})
+	if err != nil {
+		return waitForRunOut{}, err
+	}
 	if ctx.Err() != nil {
 		return waitForRunOut{}, ctx.Err()
 	}
@@ -486,4 +505,9 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 		out.Outcome = "running"
 	}
 	return out, nil
+}
+
+// hiddenHint says what to do with a command waiting for hidden input in pane.
+func hiddenHint(pane string) string {
+	return fmt.Sprintf("It reads hidden input (a password or another secret): type_secret pane_id=%s has the person type it (never ask for it in the chat), or send_keys keys=\"C-c\" enter=false stops it.", pane)
 }

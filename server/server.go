@@ -50,6 +50,7 @@ type Server struct {
 	elicitKeys stateKeys        // signs the request states of calls that ask the user (elicit.go)
 	cmds       follows          // panes whose shell-integration marks are followed (follow.go, commands.go)
 	shellFiles shellinteg.Files // the shell integration's files (integration.go)
+	secrets    secretPages      // pages where the person types a secret (secret.go)
 }
 
 // New builds a server with the tools the options allow.
@@ -349,6 +350,7 @@ func (s *Server) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	s.rec.closeAll()
+	s.secrets.closeAll()
 	s.state.cleanup(ctx, s)
 	s.read.close()
 	s.cmds.closeAll()

@@ -131,6 +131,12 @@ type Call struct {
 	// host is the call's host argument (nil: the default host), set once its arguments are
 	// decoded.
 	host *string
+	// notes are kept for the call's next round (Call.keep, elicit.go).
+	notes map[string]string
+	// confirmed: the person allowed this call of a batch already (confirm.go); batchRefused
+	// says why a batch's operations they did not allow may not run, by index.
+	confirmed    bool
+	batchRefused map[int]error
 	// batchTier is the tier of the batch tool that made this call (a mutating batch at the
 	// destructive tier still acts at mutating); unset (capped false) for a direct call.
 	batchTier policy.Tier
@@ -371,7 +377,14 @@ func quoteList(names []string) string {
 // and audit as a call over MCP.
 func (c *Call) run(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
-	out, err := c.safeCall(ctx, raw)
+	var out any
+	var err error
+	if !c.confirmed && c.srv.needsConfirm(c.Tool) {
+		err = c.confirm(ctx, "confirm", c.Tool, raw) // LIBTMUX_MCP_CONFIRM (confirm.go)
+	}
+	if err == nil {
+		out, err = c.safeCall(ctx, raw)
+	}
 	res := c.result(out, err)
 	if c.srv.audit != nil {
 		c.srv.audit.Call(c.Tool.Name, raw, res.IsError, time.Since(start))

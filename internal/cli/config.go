@@ -20,7 +20,7 @@ type settings struct {
 	hosts, defaultHost, sshConfig, sshConnectTimeout                                   string
 	http, tokenFile, maxSessions, sessionIdle                                          string
 	allowWatched                                                                       string
-	shellIntegration                                                                   string
+	shellIntegration, secrets, confirm                                                 string
 	// toolsetsGiven says LIBTMUX_TOOLSETS or --toolsets was given: an empty list offers no
 	// toolset, as in the libtmux servers, where an unset one offers all.
 	toolsetsGiven bool
@@ -45,6 +45,8 @@ var envKeys = []struct {
 	{"LIBTMUX_MCP_PIPE_ROOT", "pipe-root", "pipe_pane writes only below this directory", func(s *settings) *string { return &s.pipeRoot }, false},
 	{"LIBTMUX_MCP_ALLOW_WATCHED", "allow-watched", "1: runs may type into panes a person has on screen (0, the default: refused)", func(s *settings) *string { return &s.allowWatched }, false},
 	{"LIBTMUX_MCP_SHELL_INTEGRATION", "shell-integration", "default of shell_integration when a tool starts a pane's shell: 0 (the default) or 1", func(s *settings) *string { return &s.shellIntegration }, false},
+	{"LIBTMUX_MCP_SECRETS", "secrets", "ask (the default): a run waiting for a password has the person type it on a one-time page (URL elicitation); off: it does not", func(s *settings) *string { return &s.secrets }, false},
+	{"LIBTMUX_MCP_CONFIRM", "confirm", "comma list of tiers or tools whose calls first ask the person (form elicitation)", func(s *settings) *string { return &s.confirm }, false},
 	{"LIBTMUX_MCP_HOSTS", "hosts", "other hosts to reach over ssh: comma list of name=destination (user@host, an ssh config alias, ssh://user@host:port)", func(s *settings) *string { return &s.hosts }, false},
 	{"LIBTMUX_MCP_DEFAULT_HOST", "default-host", "host of calls without one (the seeded tools included): a name from --hosts, or local", func(s *settings) *string { return &s.defaultHost }, false},
 	{"LIBTMUX_MCP_SSH_CONFIG", "ssh-config", "ssh client config file for the hosts (ssh -F); default: the user's ~/.ssh/config", func(s *settings) *string { return &s.sshConfig }, false},
@@ -181,6 +183,13 @@ func (s *settings) options(env []string, version string, stderr io.Writer) (serv
 	default:
 		return o, fmt.Errorf("LIBTMUX_MCP_SHELL_INTEGRATION must be unset, 0 or 1")
 	}
+	switch s.secrets {
+	case "", "ask", "off":
+		o.Secrets = s.secrets
+	default:
+		return o, fmt.Errorf("LIBTMUX_MCP_SECRETS must be ask or off, not %q", s.secrets)
+	}
+	o.Confirm = list(strings.ToLower(s.confirm))
 	if err := s.hostOptions(&o); err != nil {
 		return o, err
 	}

@@ -65,6 +65,12 @@ func (a *Audit) Call(tool string, raw json.RawMessage, failed bool, d time.Durat
 	a.log.LogAttrs(context.Background(), slog.LevelInfo, "", attrs...)
 }
 
+// Secret logs that the person typed a secret of n bytes into pane (type_secret, or a run that
+// asked): never the secret, nor a digest of it.
+func (a *Audit) Secret(pane string, n int) {
+	a.log.LogAttrs(context.Background(), slog.LevelInfo, "", slog.String("event", "secret_typed"), slog.String("pane", pane), slog.Int("bytes", n))
+}
+
 // auditAttr shapes the line: the time in UTC with nanoseconds, no level or message, and the
 // arguments redacted (encoded as encoding/json does, HTML-escaped).
 func auditAttr(groups []string, a slog.Attr) slog.Attr {
