@@ -43,14 +43,26 @@ func (x *run) persist(ctx context.Context) {
 	}
 }
 
-// unpersist removes the run's name from its pane once it ended.
-func (x *run) unpersist() {
-	if !x.persisted {
+// unpersist removes the run's name from its pane once it ended (res is its result, nil when
+// nothing ran). It leaves the name when this process is closing and the run's end was not
+// seen: its stream ended with the process (Close ends the tmux handles), not with the command,
+// which runs on for the next process to adopt.
+func (x *run) unpersist(res *Result) {
+	if !x.persisted || x.outlives(res) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	x.ts.Exec(ctx, []string{"set-option", "-p", "-u", "-t", x.req.pane.PaneID, runOption})
+}
+
+// outlives reports whether the run ends only for this process: the runner is closed, and
+// neither the end marker came nor was the run abandoned (its pane killed or respawned).
+func (x *run) outlives(res *Result) bool {
+	x.r.mu.Lock()
+	closed := x.r.closed
+	x.r.mu.Unlock()
+	return closed && !x.abandoned.Load() && (res == nil || res.Outcome != Completed)
 }
 
 // Adopt returns the run holding pane p: this Runner's, or one an earlier server process

@@ -157,7 +157,10 @@ func (r *Runner) Await(ctx context.Context, rec *Record, progress func(Progress)
 }
 
 // Abandon ends the run holding pane k now, with outcome PaneDied: its pane was killed or
-// respawned, so its end marker will never come. It reports whether a run held the pane.
+// respawned, so its end marker will never come. It reports whether a run held the pane. It
+// returns once the run's result is kept (bounded by abandonWait): a wait_for_run right after
+// a kill or respawn reports pane_died, not a run still going while it finishes (it removes
+// its name from the pane, a tmux round trip, before it frees the pane).
 func (r *Runner) Abandon(k Key) bool {
 	rec := r.reg.current(k)
 	if rec == nil {
@@ -166,13 +169,22 @@ func (r *Runner) Abandon(k Key) bool {
 	rec.mu.Lock()
 	x := rec.live
 	rec.mu.Unlock()
-	if x != nil {
-		x.abandon()
-	} else {
+	if x == nil {
 		r.reg.end(rec, nil)
+		return true
+	}
+	x.abandon()
+	t := time.NewTimer(abandonWait)
+	defer t.Stop()
+	select {
+	case <-rec.done:
+	case <-t.C:
 	}
 	return true
 }
+
+// abandonWait bounds how long Abandon waits for the abandoned run to finish.
+const abandonWait = 5 * time.Second
 
 // Input sends keys (typed by send) to the command a run holds pane k with, as its input: an
 // answer to its prompt, keys for a full-screen program it started. The terminal's echo of text

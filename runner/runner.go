@@ -371,6 +371,8 @@ type run struct {
 	// gone is cancelled by abandon (the pane was killed or respawned): every wait ends.
 	gone context.Context
 	give context.CancelFunc
+	// abandoned says abandon ended the run: its end is known, though its marker never came.
+	abandoned atomic.Bool
 
 	// mu guards the collector and what readers of a live run see (snapshot, printed) while
 	// the run's own goroutine reads the stream.
@@ -520,7 +522,10 @@ func (x *run) started() bool {
 }
 
 // abandon ends the run now: its pane was killed or respawned.
-func (x *run) abandon() { x.give() }
+func (x *run) abandon() {
+	x.abandoned.Store(true)
+	x.give()
+}
 
 // startGrace bounds the wait for a start marker after the call returned, when /proc cannot
 // tell that the shell is back at its prompt without running the line (see watchStart): the
@@ -809,7 +814,7 @@ func (x *run) waitingForInput(res *Result) {
 // finish gives everything back: the stream, the script file and the bash wrapper's scratch
 // files, and the pane's reservation; res (nil when nothing ran) becomes the record's result.
 func (x *run) finish(res *Result) {
-	x.unpersist() // adopt.go
+	x.unpersist(res) // adopt.go
 	x.f.Watch().Release()
 	x.remove(x.path, x.path+".h", x.path+".rt")
 	x.r.reg.end(x.rec, res)

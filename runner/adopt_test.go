@@ -1,0 +1,83 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// runOptionOf is what pane p's run option holds ("" when unset).
+func runOptionOf(t testing.TB, ts *tmux.Server, p tmux.Pane) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := ts.Query(ctx, []string{"show-options", "-p", "-q", "-v", "-t", p.PaneID, runOption})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 || len(out[0]) == 0 {
+		return ""
+	}
+	return out[0][0]
+}
+
+// TestAdoptOptionOutlivesClose: a run still running when its process closes (the runner, then
+// the tmux handle, whose end ends the run's stream) keeps its name on its pane for the next
+// process to adopt.
+func TestAdoptOptionOutlivesClose(t *testing.T) {
+	ts, p, req := pane(t, testtmux.Bash)
+	r := New()
+	req.Command, req.Timeout = "sleep 4", 300*time.Millisecond
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.Outcome != TimedOut {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if runOptionOf(t, ts, p) == "" {
+		t.Fatal("the running run is not named on its pane")
+	}
+	rec := r.Last(keyOf(t, ts, p))
+	r.Close()
+	ts.Close()
+	select {
+	case <-rec.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end with its stream")
+	}
+	other := tmux.NewServer(tmux.Config{SocketPath: ts.Config().SocketPath, Env: ts.Config().Env})
+	defer other.Close()
+	if runOptionOf(t, other, p) == "" {
+		t.Error("closing the process removed the name of a run that still runs")
+	}
+}
+
+// TestAbandonEndsTheRun: Abandon returns once the run's result is kept (pane_died) and its
+// name is off the pane: a wait right after a kill or respawn reports its end.
+func TestAbandonEndsTheRun(t *testing.T) {
+	ts, p, req := pane(t, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	req.Command, req.Timeout = "sleep 30", 300*time.Millisecond
+	if res, err := r.Run(context.Background(), ts, req); err != nil || res.Outcome != TimedOut {
+		t.Fatalf("%+v %v", res, err)
+	}
+	k := keyOf(t, ts, p)
+	if !r.Abandon(k) {
+		t.Fatal("Abandon found no run")
+	}
+	rec := r.Last(k)
+	select {
+	case <-rec.Done():
+	default:
+		t.Fatal("Abandon returned before the run ended")
+	}
+	if res := rec.Result(); res.Outcome != PaneDied || res.StillRunning {
+		t.Errorf("after Abandon: %+v", res)
+	}
+	if v := runOptionOf(t, ts, p); v != "" {
+		t.Errorf("the abandoned run is still named on its pane: %s", v)
+	}
+	ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "C-c"})
+}
