@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -38,6 +39,10 @@ func (x *run) persist(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	// tmux 3.4 and later print "$" in an option's value as "\$" (show-options escapes it, as it
+	// does control characters, which JSON already writes as \u escapes): "\u0024" reads back
+	// the same from every version.
+	b = bytes.ReplaceAll(b, []byte("$"), []byte(`\u0024`))
 	if _, err := x.ts.Exec(ctx, []string{"set-option", "-p", "-t", x.req.pane.PaneID, runOption, string(b)}); err == nil {
 		x.persisted = true
 	}
