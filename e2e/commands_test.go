@@ -228,12 +228,15 @@ func TestCommandsIntegrated(t *testing.T) {
 	}
 }
 
-// userPrompts are a user's own prompt configurations that emit OSC 133 (as starship's or a
-// terminal's integration does), with no help from this server.
-var userPrompts = map[string]struct {
+// userPrompt is a shell's prompt configuration file and how to start the shell with it.
+type userPrompt struct {
 	file, text string
 	argv       func(home string) []string
-}{
+}
+
+// userPrompts are a user's own prompt configurations that emit OSC 133 (as starship's or a
+// terminal's integration does), with no help from this server.
+var userPrompts = map[string]userPrompt{
 	"zsh": {".zshrc", `
 PS1=$'%{\e[32m%}%n%{\e[0m%} %~ %# %{\e]133;B\a%}'
 __p_precmd() { local s=$?; printf '\e]133;D;%s;aid=%s\a\e]133;A;cl=m;aid=%s\a' $s $$ $$; }
@@ -256,6 +259,18 @@ function fish_greeting; end
 `, func(home string) []string { return []string{"env", "HOME=" + home, "fish", "-i"} }},
 }
 
+// install writes the user's prompt configuration into home.
+func (up userPrompt) install(t *testing.T, home string) {
+	t.Helper()
+	path := filepath.Join(home, up.file)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(up.text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCommandsUserPrompt: a pane tmux-mcp did not make, whose prompt emits OSC 133 itself; the
 // server follows it from the first call that names it.
 func TestCommandsUserPrompt(t *testing.T) {
@@ -266,13 +281,7 @@ func TestCommandsUserPrompt(t *testing.T) {
 			c := start(t)
 			up := userPrompts[shell]
 			home := c.Tmx.Home
-			path := filepath.Join(home, up.file)
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(up.text), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			up.install(t, home)
 			_, pane := c.Tmx.NewSession("", up.argv(home)...)
 			c.Tmx.WaitFor(pane, func(s string) bool {
 				return strings.Contains(s, ">") || strings.Contains(s, "%") || strings.Contains(s, "#")
@@ -311,13 +320,7 @@ func TestCommandsUserPromptIntegrated(t *testing.T) {
 			c := start(t)
 			up := userPrompts[shell]
 			home := c.Tmx.Home
-			path := filepath.Join(home, up.file)
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(up.text), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			up.install(t, home)
 			sess, _ := c.Tmx.NewSession("")
 			var p struct {
 				PaneID string `json:"pane_id"`
