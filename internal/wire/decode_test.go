@@ -156,7 +156,15 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, e := Decode(b)
 		if e != nil {
-			if e.Code != jsonrpc.CodeParseError && e.Code != jsonrpc.CodeInvalidRequest {
+			switch e.Code {
+			case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest:
+			case jsonrpc.CodeInvalidParams:
+				// Refused params must be a request of a method whose params are vetted.
+				req, ok := mustRequest(t, b)
+				if _, vetted := paramsOf[req.Method]; !ok || !vetted {
+					t.Fatalf("%q refused as invalid params, but it is no vetted request", b)
+				}
+			default:
 				t.Fatalf("code %d", e.Code)
 			}
 			if !json.Valid(e.Reply()) {
@@ -172,4 +180,15 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%q:\n got %#v\nwant %#v", b, got, want)
 		}
 	})
+}
+
+// mustRequest decodes b with the go-sdk as the request it must be.
+func mustRequest(t *testing.T, b []byte) (*jsonrpc.Request, bool) {
+	t.Helper()
+	m, err := jsonrpc.DecodeMessage(trim(b))
+	if err != nil {
+		return nil, false
+	}
+	req, ok := m.(*jsonrpc.Request)
+	return req, ok
 }
