@@ -198,12 +198,17 @@ func (s *Server) Query(ctx context.Context, cmds ...[]string) ([][]string, error
 func (s *Server) Exec(ctx context.Context, cmds ...[]string) ([][]string, error) {
 	out, err := s.run(ctx, cmds, true)
 	if err == nil {
-		// A mutation may have created the first session: try control mode again at once.
-		s.mu.Lock()
-		s.noConnUntil = time.Time{}
-		s.mu.Unlock()
+		s.mutated()
 	}
 	return out, err
+}
+
+// mutated follows a mutation that succeeded: it may have created the first session, so
+// control mode is tried again at once.
+func (s *Server) mutated() {
+	s.mu.Lock()
+	s.noConnUntil = time.Time{}
+	s.mu.Unlock()
 }
 
 // Command runs one command and returns its output lines.
