@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux/cmdhist"
+	"github.com/tmux-mcp/tmux-mcp/tmux/live"
 	"github.com/tmux-mcp/tmux-mcp/tmux/marks"
-	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
 // commandTools: what people (and runs) ran in a pane, from its shell-integration marks.
@@ -58,23 +59,19 @@ const noMarksHint = "Commands are listed from shell-integration marks (OSC 133):
 	"or a terminal's: VS Code, WezTerm, kitty, Ghostty, iTerm2). Commands run after that are listed; capture_pane reads the screen meanwhile."
 
 // paneHistory resolves the pane, follows it, and returns its follow and a copy of its commands.
-func (c *Call) paneHistory(ctx context.Context, pt PaneTarget, sock *string) (*paneFollow, []marks.Command, error) {
+func (c *Call) paneHistory(ctx context.Context, pt PaneTarget, sock *string) (*cmdhist.Pane, []marks.Command, error) {
 	t, err := c.pane(ctx, pt, sock)
 	if err != nil {
 		return nil, nil, err
 	}
 	f, err := c.srv.cmds.follow(ctx, t.ts, t.pane.PaneID, false)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", errNoStream, err)
+		return nil, nil, fmt.Errorf("%w: %w", live.ErrNoStream, err)
 	}
-	f.caughtUp(ctx)
-	f.mu.Lock()
-	cmds := f.h.Commands(f.w.Offset())
-	saw := f.h.SawMarks()
-	f.mu.Unlock()
+	cmds, saw := f.Commands(ctx)
 	if len(cmds) == 0 && !saw {
 		return nil, nil, fail(noMarksHint, "pane %s has shown no shell-integration marks since this server began following it (%s; it follows a pane from the first call that names it, so commands typed before are unknown)",
-			t.pane.PaneID, f.since.UTC().Format(time.RFC3339))
+			t.pane.PaneID, f.Since().UTC().Format(time.RFC3339))
 	}
 	return f, cmds, nil
 }
@@ -84,7 +81,7 @@ func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommand
 	if err != nil {
 		return listCommandsOut{}, err
 	}
-	out := listCommandsOut{PaneID: f.key.Pane, Commands: []CommandInfo{}}
+	out := listCommandsOut{PaneID: f.ID(), Commands: []CommandInfo{}}
 	older := 0
 	if limit := deref(in.Limit); limit > 0 && len(cmds) > limit {
 		older = len(cmds) - limit
@@ -106,8 +103,8 @@ func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommand
 	if older > 0 {
 		notes = append(notes, fmt.Sprintf("%d older commands are kept (a larger limit lists them).", older))
 	}
-	if !f.fromStart {
-		notes = append(notes, "Listed since "+f.since.UTC().Format(time.RFC3339)+", when this server began following the pane; commands run before are unknown.")
+	if !f.FromStart() {
+		notes = append(notes, "Listed since "+f.Since().UTC().Format(time.RFC3339)+", when this server began following the pane; commands run before are unknown.")
 	}
 	out.Note = strings.Join(notes, " ")
 	return out, nil
@@ -146,53 +143,17 @@ func getCommandOutput(ctx context.Context, c *Call, in *commandOutputIn) (Comman
 		return CommandOutput{}, err
 	}
 	if len(cmds) == 0 {
-		return CommandOutput{}, fail("Call it again once a command ran; list_commands lists them.", "no command has run in pane %s since this server began following it", f.key.Pane)
+		return CommandOutput{}, fail("Call it again once a command ran; list_commands lists them.", "no command has run in pane %s since this server began following it", f.ID())
 	}
 	cm := cmds[len(cmds)-1]
 	if in.ID != nil {
 		i := *in.ID - cmds[0].ID
 		if i < 0 || i >= len(cmds) {
 			return CommandOutput{}, fail(fmt.Sprintf("Pass an id from list_commands: %d to %d are kept.", cmds[0].ID, cmds[len(cmds)-1].ID),
-				"id %d is not a kept command of pane %s", *in.ID, f.key.Pane)
+				"id %d is not a kept command of pane %s", *in.ID, f.ID())
 		}
 		cm = cmds[i]
 	}
-	body, lost := f.output(cm)
-	maxLines := deref(in.MaxLines)
-	fl := stream.Filter{SkipAlternate: true, KeepLast: maxLines}
-	fl.Write(body)
-	fl.Flush()
-	lines := fl.Lines()
-	if p := fl.Partial(); strings.TrimSpace(p) != "" {
-		lines = append(lines, p) // a blank one is a prompt's leftovers (zsh's PROMPT_SP)
-	}
-	dropped := fl.Dropped()
-	if maxLines > 0 && len(lines) > maxLines {
-		dropped += len(lines) - maxLines
-		lines = lines[len(lines)-maxLines:]
-	}
-	return CommandOutput{ID: cm.ID,
-		Lines: nonNil(lines), DroppedLines: dropped, OutputLost: lost || cm.Lost || fl.Truncated() > 0}, nil
-}
-
-// output reads a command's output from the pane's stream; lost says part of it is gone.
-func (f *paneFollow) output(cm marks.Command) (body []byte, lost bool) {
-	f.mu.Lock()
-	w, cur := f.w, f.stream
-	f.mu.Unlock()
-	if cm.Stream != cur {
-		return nil, true
-	}
-	n := cm.OutEnd - cm.OutStart
-	if n <= 0 {
-		return nil, false
-	}
-	data, _, missed, _ := w.Read(cm.OutStart, int(n))
-	if missed > 0 {
-		// Read counted from the oldest byte kept: drop what lies past the command's end.
-		if keep := n - missed; keep < int64(len(data)) {
-			data = data[:max(keep, 0)]
-		}
-	}
-	return data, missed > 0 || w.Gaps(cm.OutStart, cm.OutEnd) > 0
+	lines, dropped, lost := f.Output(cm, deref(in.MaxLines))
+	return CommandOutput{ID: cm.ID, Lines: nonNil(lines), DroppedLines: dropped, OutputLost: lost}, nil
 }

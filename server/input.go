@@ -15,8 +15,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/keys"
-	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
 // inputTools: send_keys, send_keys_batch, paste_text.
@@ -98,11 +98,11 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, t
 		return "", err
 	}
 	cur := ""
-	if e, err := c.srv.read.live.acquire(ctx, t.ts, k); err == nil {
-		off := e.Watch().Offset()
-		cur = cursor.New(k.Daemon, t.pane, e.Gen(), off).Encode()
-		c.srv.state.marks.input(k, e.Gen(), off)
-		defer c.srv.read.live.Release(e)
+	if st, err := c.srv.acquireLive(ctx, t.ts, k); err == nil {
+		off := st.Offset()
+		cur = cursor.New(k.Daemon, t.pane, st.Gen(), off).Encode()
+		c.srv.state.marks.input(k, st.Gen(), off)
+		defer c.srv.read.live.Release(st)
 	}
 	if busy && toRun {
 		return cur, c.srv.state.runs.Input(k, text, send)
@@ -437,55 +437,27 @@ func (c *Call) submit(ctx context.Context, t *target, cur string) (submitted, ch
 	if err != nil {
 		return false, false, err
 	}
-	e, err := c.srv.read.live.acquire(ctx, t.ts, paneKey{Daemon: id, Pane: t.pane.PaneID})
+	st, err := c.srv.acquireLive(ctx, t.ts, paneKey{Daemon: id, Pane: t.pane.PaneID})
 	if err != nil {
-		return false, false, fmt.Errorf("%w: %w", errNoStream, err)
+		return false, false, err
 	}
-	defer c.srv.read.live.Release(e)
-	w := e.Watch()
-	off := w.Offset()
-	if k, err := cursor.Decode(cur); err == nil && k.Gen == e.Gen() {
+	defer c.srv.read.live.Release(st)
+	off := st.Offset()
+	if k, err := cursor.Decode(cur); err == nil && k.Gen == st.Gen() {
 		off = k.Offset
 	}
-	off = quietAfter(ctx, w, off, submitQuiet, submitLimit)
+	off = st.QuietAfter(ctx, off, submitQuiet, submitLimit)
 	screen := func() string {
-		out, err := t.ts.Query(ctx, []string{"capture-pane", "-p", "-t", t.pane.PaneID})
-		if err != nil || len(out) == 0 {
+		cp := &tmux.Capture{Pane: t.pane.PaneID}
+		if err := t.ts.Do(ctx, cp); err != nil {
 			return ""
 		}
-		return strings.Join(out[0], "\n")
+		return cp.Text()
 	}
 	before := screen()
 	if _, err := t.ts.Exec(ctx, []string{"send-keys", "-t", t.pane.PaneID, "Enter"}); err != nil {
 		return false, false, err
 	}
-	quietAfter(ctx, w, off, submitQuiet, submitLimit)
+	st.QuietAfter(ctx, off, submitQuiet, submitLimit)
 	return true, screen() != before, nil
-}
-
-// quietAfter waits until the pane printed something after off and then nothing for quiet, or
-// until limit passed; it returns the offset it read up to. Woken by the stream.
-func quietAfter(ctx context.Context, w *stream.Watch, off int64, quiet, limit time.Duration) int64 {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	saw := false
-	for {
-		_, next, _, err := w.Read(off, 0)
-		if err != nil {
-			return off
-		}
-		if next > off {
-			off, saw = next, true
-		}
-		wait := limit
-		if saw {
-			wait = quiet
-		}
-		wctx, wcancel := context.WithTimeout(ctx, wait)
-		err = w.Wait(wctx, off)
-		wcancel()
-		if err != nil {
-			return off // quiet (or the limit, or the stream's end)
-		}
-	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+	"github.com/tmux-mcp/tmux-mcp/tmux/live"
 )
 
 // ---- capture_since
@@ -34,9 +34,6 @@ type CaptureSinceOut struct {
 	ElapsedSeconds  float64  `json:"elapsed_seconds"`
 	EffectiveWaitMs int      `json:"effective_wait_ms" jsonschema:"the wait used after clamping to the ceiling"`
 }
-
-// errNoStream is wrapped into the errors of reads that need a live stream.
-var errNoStream = errors.New("no live stream of the pane could be opened")
 
 const freshCursorHint = "Call capture_since without a cursor to get a fresh one."
 
@@ -120,64 +117,31 @@ func checkCursor(cur cursor.Cursor, id tmux.Identity, p tmux.Pane) error {
 // stream is gone) and returns the lines, a cursor at the end of what it read, and whether
 // output was missed. It waits up to wait for new output when there is none.
 func (s *Server) readSince(ctx context.Context, ts *tmux.Server, id tmux.Identity, p tmux.Pane, cur *cursor.Cursor, wait time.Duration) (CaptureSinceOut, error) {
-	key := paneKey{Daemon: id, Pane: p.PaneID}
-	mk := func(gen uint64, off int64) string { return cursor.New(id, p, gen, off).Encode() }
-	for attempt := 0; ; attempt++ {
-		e, err := s.read.live.acquire(ctx, ts, key)
-		if err != nil {
-			return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
-		}
-		w := e.Watch()
-		if cur == nil || cur.Gen != e.Gen() {
-			// A fresh read, or the cursor's stream is gone (released while idle, or the tmux
-			// connection was reopened): the offset is taken before the capture, so nothing
-			// printed afterwards is missed by the next call.
-			off := w.Offset()
-			lines, err := screenLines(ctx, ts, p.PaneID)
-			s.read.live.Release(e)
-			if err != nil {
-				return CaptureSinceOut{}, err
-			}
-			return CaptureSinceOut{PaneID: p.PaneID, Cursor: mk(e.Gen(), off), Lines: nonNil(lines), LinesMissed: cur != nil}, nil
-		}
-		if wait > 0 {
-			wctx, cancel := context.WithTimeout(ctx, wait)
-			err = w.Wait(wctx, cur.Offset)
-			cancel()
-			if err != nil && ctx.Err() != nil {
-				s.read.live.Release(e)
-				return CaptureSinceOut{}, ctx.Err()
-			}
-		}
-		f := stream.NewFollower(w, cur.Offset).Text()
-		ch, err := f.Read(ctx, 0)
-		data, next := ch.Data, f.Offset()
-		switch {
-		case err == nil:
-		case errors.Is(err, stream.ErrPaneGone):
-			s.read.live.Release(e)
-			return CaptureSinceOut{}, fail("capture_pane or snapshot_pane read what it shows now.", "pane %s exited or died: its output stream ended", p.PaneID)
-		case errors.Is(err, stream.ErrOffsetAhead):
-			s.read.live.Release(e)
-			return CaptureSinceOut{}, cursorError(errors.New("its position lies beyond the pane's output"))
-		default:
-			// The stream ended for another reason (its connection closed): open a new one
-			// and report the loss.
-			s.read.live.Drop(e)
-			s.read.live.Release(e)
-			if attempt > 0 {
-				return CaptureSinceOut{}, fmt.Errorf("%w: %w", errNoStream, err)
-			}
-			continue
-		}
-		s.read.live.Release(e)
-		return CaptureSinceOut{
-			PaneID:      p.PaneID,
-			Cursor:      mk(e.Gen(), next),
-			Lines:       nonNil(stream.Clean(data)),
-			LinesMissed: ch.Missed > 0 || ch.Gaps > 0,
-		}, nil
+	var at *live.Position
+	if cur != nil {
+		at = &live.Position{Gen: cur.Gen, Offset: cur.Offset}
 	}
+	r, err := s.read.live.Read(ctx, ts, live.Key{Daemon: id, Pane: p.PaneID}, at, wait)
+	switch {
+	case errors.Is(err, live.ErrPaneGone):
+		return CaptureSinceOut{}, fail("capture_pane or snapshot_pane read what it shows now.", "pane %s exited or died: its output stream ended", p.PaneID)
+	case errors.Is(err, live.ErrOffsetAhead):
+		return CaptureSinceOut{}, cursorError(errors.New("its position lies beyond the pane's output"))
+	case err != nil:
+		return CaptureSinceOut{}, err
+	}
+	out := CaptureSinceOut{PaneID: p.PaneID, Cursor: cursor.New(id, p, r.Next.Gen, r.Next.Offset).Encode(), Lines: nonNil(r.Lines), LinesMissed: r.Missed}
+	if r.Fresh {
+		// A fresh read, or the cursor's stream is gone (released while idle, or the tmux
+		// connection was reopened): the offset was taken before the capture, so nothing
+		// printed afterwards is missed by the next call.
+		lines, err := screenLines(ctx, ts, p.PaneID)
+		if err != nil {
+			return CaptureSinceOut{}, err
+		}
+		out.Lines, out.LinesMissed = nonNil(lines), cur != nil
+	}
+	return out, nil
 }
 
 func nonNil(l []string) []string {
@@ -227,9 +191,9 @@ func limitTail(lines []string, maxLines, maxBytes int) (kept []string, cutLines,
 
 // liveStreams are the pane streams kept open between calls, so that a cursor of one call is
 // read by a later one (capture_since, wait_for_text, the input tools' cursors).
-type liveStreams struct{ stream.Keeper[paneKey] }
+type liveStreams = live.Streams
 
-// acquire returns pane k's kept stream on ts, opening one when needed; give it back with Release.
-func (l *liveStreams) acquire(ctx context.Context, ts *tmux.Server, k paneKey) (*stream.Kept[paneKey], error) {
-	return l.Acquire(ctx, k, func(ctx context.Context) (*stream.Watch, error) { return ts.WatchPane(ctx, k.Pane) })
+// acquireLive returns the kept stream of pane k on ts; give it back with s.read.live.Release.
+func (s *Server) acquireLive(ctx context.Context, ts *tmux.Server, k paneKey) (*live.Stream, error) {
+	return s.read.live.Acquire(ctx, ts, live.Key(k))
 }

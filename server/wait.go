@@ -17,7 +17,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/waitmatch"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
+	"github.com/tmux-mcp/tmux-mcp/tmux/live"
 )
 
 // waitTools: wait_for_text, wait_for_channel, signal_channel.
@@ -49,10 +49,9 @@ const waitCursorHint = "Pass a cursor exactly as wait_for_text or capture_since 
 
 // Limits of wait_for_text.
 const (
-	maxPatterns    = 64
-	maxPatternLen  = 4096
-	waitReadChunk  = 64 << 10
-	waitRewatchMax = 3
+	maxPatterns   = 64
+	maxPatternLen = 4096
+	waitReadChunk = 64 << 10
 )
 
 // ---- wait_for_text
@@ -149,11 +148,9 @@ type textWait struct {
 	key               paneKey
 	m                 *waitmatch.Matcher
 	start, lastOutput time.Time
-	eff               time.Duration         // the clamped timeout, counted from start
-	e                 *stream.Kept[paneKey] // the pane's kept stream; nil once it could not be reopened
-	f                 *stream.Follower
-	at                int64 // where the result's cursor points
-	rewatch           int   // streams followed anew
+	eff               time.Duration // the clamped timeout, counted from start
+	tail              *live.Tail    // the pane's kept stream, followed
+	at                int64         // where the result's cursor points
 	out               waitForTextOut
 }
 
@@ -162,18 +159,18 @@ type textWait struct {
 // so that nothing printed after the offset escapes the stream, and what the screen shows now
 // can only be "matched at entry".
 func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
-	live := &w.c.srv.read.live
-	e, err := live.acquire(ctx, w.t.ts, w.key)
+	tail, err := w.c.srv.read.live.OpenTail(ctx, w.t.ts, live.Key(w.key))
 	if err != nil {
-		return fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w: %w", w.t.pane.PaneID, errNoStream, err)
+		return fmt.Errorf("cannot follow the output of pane %s (wait_for_text does not fall back to polling): %w", w.t.pane.PaneID, err)
 	}
-	w.e = e
-	off, from := w.c.srv.state.marks.start(w.key, e.Gen(), e.Watch().Offset())
+	w.tail = tail
+	st := tail.Stream()
+	off, from := w.c.srv.state.marks.start(w.key, st.Gen(), st.Offset())
 	w.out.StartedFrom = from
 	if cur != nil {
 		w.out.StartedFrom = fromCursor
-		off = e.Watch().Offset()
-		if cur.Gen == e.Gen() {
+		off = st.Offset()
+		if cur.Gen == st.Gen() {
 			off = cur.Offset
 		} else {
 			// The cursor's stream was closed (idle too long, or its connection was reopened):
@@ -182,40 +179,20 @@ func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
 		}
 	}
 	w.m.Echoes = func() echo.Set { return w.c.srv.state.echo.Echoes(w.key, time.Now()) }
-	if len(w.m.Pats) > 0 && off == e.Watch().Offset() {
-		if screen, err := w.t.ts.Query(ctx, []string{"capture-pane", "-p", "-J", "-t", w.t.pane.PaneID}); err == nil {
-			w.out.MatchedAtEntry = w.m.OnScreen(screen[0])
+	if len(w.m.Pats) > 0 && off == st.Offset() {
+		screen := &tmux.Capture{Pane: w.t.pane.PaneID, Join: true}
+		if err := w.t.ts.Do(ctx, screen); err == nil {
+			w.out.MatchedAtEntry = w.m.OnScreen(screen.Lines)
 		}
 	}
 	w.at = off
-	w.f = stream.NewFollower(e.Watch(), off).Text().OnEnd(w.reopen)
+	tail.From(off)
 	return nil
 }
 
-// reopen follows anew a stream that ended for another reason than the pane's or the server's
-// end (its session was destroyed while the pane lives on in another one, its connection
-// closed), a few times at most.
-func (w *textWait) reopen(ctx context.Context, ended error) (*stream.Watch, error) {
-	if errors.Is(ended, stream.ErrOffsetAhead) || errors.Is(ended, stream.ErrPaneGone) || errors.Is(ended, stream.ErrServerGone) || w.rewatch >= waitRewatchMax {
-		return nil, ended
-	}
-	w.rewatch++
-	live := &w.c.srv.read.live
-	live.Drop(w.e)
-	live.Release(w.e)
-	e, err := live.acquire(ctx, w.t.ts, w.key)
-	if err != nil {
-		w.e = nil
-		return nil, ended
-	}
-	w.e = e
-	w.out.LinesMissed = true
-	return e.Watch(), nil
-}
-
 func (w *textWait) close() {
-	if w.e != nil {
-		w.c.srv.read.live.Release(w.e)
+	if w.tail != nil {
+		w.tail.Close()
 	}
 }
 
@@ -240,9 +217,9 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 		quiet, pushQuiet = qt.C, func() { qt.Reset(d) }
 	}
 	for {
-		changed := w.f.Watch().Changed() // before the read: a write after it closes this channel
-		ch, rerr := w.f.Read(ctx, waitReadChunk)
-		w.at = w.f.Offset()
+		changed := w.tail.Changed() // before the read: a write after it closes this channel
+		ch, rerr := w.tail.Read(ctx, waitReadChunk)
+		w.at = w.tail.Offset()
 		if ch.Missed > 0 || ch.Gaps > 0 {
 			w.out.LinesMissed = true
 		}
@@ -257,7 +234,7 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 			continue
 		}
 		if rerr != nil {
-			if errors.Is(rerr, stream.ErrOffsetAhead) {
+			if errors.Is(rerr, live.ErrOffsetAhead) {
 				return waitForTextOut{}, fail(waitCursorHint, "cursor: its position lies beyond the pane's output")
 			}
 			w.out.Outcome = waitmatch.PaneDied
@@ -297,9 +274,12 @@ func (w *textWait) timedOut(ctx context.Context) (waitForTextOut, error) {
 // end fills in what the pane showed and a cursor at w.at (none when the stream could not be
 // reopened), and finishes.
 func (w *textWait) end() (waitForTextOut, error) {
-	if w.e != nil {
-		w.out.Cursor = cursor.New(w.id, w.t.pane, w.e.Gen(), w.at).Encode()
-		w.c.srv.state.marks.waited(w.key, w.e.Gen(), w.at)
+	if w.tail.Reopened() {
+		w.out.LinesMissed = true
+	}
+	if st := w.tail.Stream(); st != nil {
+		w.out.Cursor = cursor.New(w.id, w.t.pane, st.Gen(), w.at).Encode()
+		w.c.srv.state.marks.waited(w.key, st.Gen(), w.at)
 	}
 	w.out.Tail, w.out.SawNewOutput = w.m.Tail(), w.m.Saw()
 	if rows, ok := altScreenRows(w.t.ts, w.t.pane.PaneID); ok {
@@ -318,12 +298,12 @@ func (w *textWait) end() (waitForTextOut, error) {
 func altScreenRows(ts *tmux.Server, pane string) ([]string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{alternate_on}"}, []string{"capture-pane", "-p", "-t", pane})
-	if err != nil || len(out) != 2 || len(out[0]) != 1 || out[0][0] != "1" {
+	st, screen := &tmux.Screen{Pane: pane}, &tmux.Capture{Pane: pane}
+	if err := ts.Batch(ctx, st, screen); err != nil || !st.AlternateOn {
 		return nil, false
 	}
-	rows := make([]string, 0, len(out[1]))
-	for _, r := range out[1] {
+	rows := make([]string, 0, len(screen.Lines))
+	for _, r := range screen.Lines {
 		r = strings.TrimRight(r, " ")
 		if r != "~" {
 			rows = append(rows, r)
@@ -343,11 +323,11 @@ func (w *textWait) finish() (waitForTextOut, error) {
 func paneDead(ctx context.Context, ts *tmux.Server, pane string) bool {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{pane_dead}"})
-	if err != nil {
+	st := &tmux.Screen{Pane: pane}
+	if err := ts.Do(ctx, st); err != nil {
 		return errors.Is(err, tmux.ErrNotFound)
 	}
-	return len(out) == 1 && len(out[0]) == 1 && out[0][0] == "1"
+	return st.Dead
 }
 
 // compilePatterns compiles the patterns of argument arg: Go RE2 when regex, else the literal

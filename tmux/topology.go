@@ -3,15 +3,11 @@ package tmux
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
 )
-
-// TopologySubscription was the name of a format subscription (refresh-client -B) that listed
-// every id of the server. It is no longer set: tmux 3.3a crashes when a subscribed control
-// client's session is destroyed while it has unflushed output. The watch relies on tmux's
-// topology notifications alone.
-const TopologySubscription = "tmux-mcp-topology"
 
 // TopologyWatch is a control client that reports the server's sessions, windows and panes
 // coming and going. It never receives pane output and never sizes anything.
@@ -54,3 +50,41 @@ func (t *TopologyWatch) Done() <-chan struct{} { return t.c.conn.Done() }
 
 // Close ends the watch and its client process.
 func (t *TopologyWatch) Close() { t.c.close() }
+
+// TopologyChange reports whether a notification a TopologyWatch received may mean that
+// sessions, windows or panes came or went.
+func TopologyChange(n control.Notification) bool {
+	switch n.Name {
+	case "sessions-changed", "session-renamed", "session-changed", "window-add", "window-close",
+		"unlinked-window-add", "unlinked-window-close", "layout-change", "exit":
+		return true
+	}
+	return false
+}
+
+// TopologyState reads which sessions, windows and panes the server has, in a form two reads
+// compare: State is equal when nothing came, went or was renamed or moved between them.
+type TopologyState struct {
+	Sessions []string // the session ids, sorted
+	State    string
+}
+
+func (*TopologyState) commands() ([][]string, error) {
+	return [][]string{{"list-panes", "-a", "-F", "#{session_id}:#{window_id}:#{window_index}:#{pane_id}:#{session_name}"}}, nil
+}
+
+func (o *TopologyState) read(out [][]string) error {
+	lines := append([]string(nil), out[0]...)
+	sort.Strings(lines)
+	o.State = strings.Join(lines, "\n")
+	o.Sessions = nil
+	for _, l := range lines {
+		id, _, _ := strings.Cut(l, ":")
+		if n := len(o.Sessions); n == 0 || o.Sessions[n-1] != id {
+			o.Sessions = append(o.Sessions, id)
+		}
+	}
+	return nil
+}
+
+func (*TopologyState) mutates() bool { return false }

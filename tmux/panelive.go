@@ -1,0 +1,54 @@
+package tmux
+
+import "strings"
+
+// PanePath reads the directory of a pane's foreground process (pane_current_path), for a
+// shell that does not report its directory itself. Set Pane (an id, %N); Path is its result.
+type PanePath struct {
+	Pane string
+
+	Path string
+}
+
+var panePathFields = []field{{name: "pane_id"}, {name: "pane_current_path", text: true}}
+
+var panePathFormat = format(panePathFields)
+
+func (o *PanePath) commands() ([][]string, error) {
+	if !ValidPaneID(o.Pane) {
+		return nil, invalidPane(o.Pane)
+	}
+	return [][]string{{"display-message", "-p", "-t", o.Pane, panePathFormat}}, nil
+}
+
+func (o *PanePath) read(out [][]string) error {
+	if len(out[0]) != 1 || !strings.HasPrefix(out[0][0], o.Pane+sep) {
+		return notFound("pane", o.Pane)
+	}
+	r, err := parseRow(panePathFields, out[0][0])
+	if err != nil {
+		return err
+	}
+	o.Path = r.str("pane_current_path")
+	return nil
+}
+
+func (*PanePath) mutates() bool { return false }
+
+// SetPaneOption sets a pane option (set-option -p), such as a user option (@name) that tells
+// another process something about the pane.
+type SetPaneOption struct {
+	Pane        string
+	Name, Value string
+}
+
+func (o *SetPaneOption) commands() ([][]string, error) {
+	if !ValidPaneID(o.Pane) {
+		return nil, invalidPane(o.Pane)
+	}
+	return [][]string{{"set-option", "-p", "-t", o.Pane, o.Name, o.Value}}, nil
+}
+
+func (*SetPaneOption) read([][]string) error { return nil }
+
+func (*SetPaneOption) mutates() bool { return true }
