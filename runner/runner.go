@@ -215,7 +215,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		req.MaxLines = DefaultMaxLines
 	}
 	if req.MaxBytes <= 0 {
-		req.MaxBytes = 1_000_000
+		req.MaxBytes = MaxOutput
 	}
 	ident, err := ts.Identity(ctx)
 	if err != nil {

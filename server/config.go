@@ -81,14 +81,21 @@ func (o *Options) normalize() error {
 	return o.offer().CheckSets(knownTool)
 }
 
-// clampWait applies the wait ceiling to a requested duration; it never refuses.
-func (s *Server) clampWait(d time.Duration) time.Duration {
-	if d > s.opts.WaitMax {
-		return s.opts.WaitMax
+// waitFor is the one rule of a wait's length, for every tool that waits: the duration asked
+// (seconds or millis convert it), or dflt when none was asked (not positive), never above the
+// wait ceiling. It never refuses.
+func (s *Server) waitFor(d, dflt time.Duration) time.Duration {
+	if d <= 0 {
+		d = dflt
 	}
-	return d
+	return min(d, s.opts.WaitMax)
 }
 
+// clampWait is waitFor without a default: a wait not asked for is none.
+func (s *Server) clampWait(d time.Duration) time.Duration { return s.waitFor(d, 0) }
+
+// seconds converts a wait asked in seconds, saturating: not positive (or NaN) is 0, more than
+// MaxWait is MaxWait (a huge value would overflow a Duration).
 func seconds(s float64) time.Duration {
 	if s <= 0 || math.IsNaN(s) {
 		return 0
@@ -97,6 +104,14 @@ func seconds(s float64) time.Duration {
 		return MaxWait
 	}
 	return time.Duration(s * float64(time.Second))
+}
+
+// millis converts a wait asked in milliseconds, as seconds does.
+func millis(ms int64) time.Duration {
+	if ms <= 0 {
+		return 0
+	}
+	return min(time.Duration(min(ms, MaxWait.Milliseconds()))*time.Millisecond, MaxWait)
 }
 
 // WarningLog is a text log of warnings and errors on w, for Options.Logger.

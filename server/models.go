@@ -74,14 +74,6 @@ func (c *Call) isCallerServer(ctx context.Context, ts *tmux.Server) bool {
 	return c.srv.caller.OnServer(id.SocketPath, id.PID)
 }
 
-// callerPane returns the caller's pane id when it is on ts, else "".
-func (c *Call) callerPane(ctx context.Context, ts *tmux.Server) string {
-	if c.srv.caller == nil || c.srv.caller.PaneID == "" || !c.isCallerServer(ctx, ts) {
-		return ""
-	}
-	return c.srv.caller.PaneID
-}
-
 // callerPlace is where this MCP server runs on ts, for the self-protection guards (policy.Place);
 // snap, when not nil, holds the panes that tell its window and sessions.
 func (c *Call) callerPlace(ctx context.Context, ts *tmux.Server, snap *tmux.Snapshot) policy.Place {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/runner"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -31,7 +31,7 @@ func runTools() []*Tool {
 const (
 	defaultRunTimeout = 30 * time.Second
 	// maxRunText bounds a result's text block; the output gets all of it but room for notices.
-	maxRunText   = 1_000_000
+	maxRunText   = runner.MaxOutput
 	maxRunOutput = maxRunText - 4096
 )
 
@@ -84,14 +84,14 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		return tmux.Pane{}, res, err
 	}
 	ts, snap, p := t.ts, t.snap, t.pane
-	// Inside this tmux server with TMUX_PANE unset, any pane may be this server's own: refuse
-	// as the other input tools do (force accepts the own pane, so it accepts this doubt too).
-	if pl := c.callerPlace(ctx, ts, nil); pl.On && pl.Pane == "" && !a.force {
-		hint := policy.SelfHint
+	pl := c.callerPlace(ctx, ts, nil)
+	if err := pl.GuardRun(p.PaneID, a.force); err != nil {
+		var h *hint.Error
+		errors.As(err, &h)
 		if a.forceArg {
-			hint += " Or pass force=true to run there anyway."
+			h.Hint += " Or pass force=true to run there anyway."
 		}
-		return p, res, fail(hint, "%s: refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", a.tool, p.PaneID)
+		return p, res, fail(h.Hint, "%s: %s", a.tool, h.Msg)
 	}
 	// A run an earlier server process started there and that still runs holds the pane: the
 	// run below is then refused as busy at once, naming wait_for_run.
@@ -104,7 +104,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		noted := c.srv.cmds.noteRun(ctx, ts, p.PaneID, a.command)    // listed by list_commands
 		res, err := c.srv.state.runs.Run(ctx, ts, runner.Request{
 			Snapshot: snap, PaneID: p.PaneID,
-			Guard:   runner.Guard{CallerPane: c.callerPane(ctx, ts), Force: a.force, AllowWatched: c.srv.opts.AllowWatched},
+			Guard:   runner.Guard{CallerPane: pl.OwnPane(), Force: a.force, AllowWatched: c.srv.opts.AllowWatched},
 			Holder:  fmt.Sprintf("%s %q", a.tool, truncate(firstLine(a.command), 60)),
 			Command: a.command, Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
 			Progress: c.runProgress(ctx, p.PaneID, a.timeout),
@@ -179,14 +179,6 @@ func clampLines(n *int64) int {
 	return int(*n)
 }
 
-// clampTimeout converts a requested timeout to a duration within the wait ceiling.
-func (c *Call) clampTimeout(d time.Duration) time.Duration {
-	if d <= 0 {
-		d = defaultRunTimeout
-	}
-	return c.srv.clampWait(d)
-}
-
 // ---- run_shell_command
 
 type runShellIn struct {
@@ -221,16 +213,11 @@ type runShellOut struct {
 }
 
 func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut, error) {
-	timeout := defaultRunTimeout
+	var ms int64
 	if in.TimeoutMs != nil {
-		// Compare in milliseconds first: a huge value would overflow a Duration.
-		ms := *in.TimeoutMs
-		if ceil := c.srv.opts.WaitMax.Milliseconds(); ms > ceil {
-			ms = ceil
-		}
-		timeout = time.Duration(ms) * time.Millisecond
+		ms = *in.TimeoutMs
 	}
-	timeout = c.clampTimeout(timeout)
+	timeout := c.srv.waitFor(millis(ms), defaultRunTimeout)
 	maxLines := clampLines(in.MaxLines)
 	paneID := in.PaneID
 	p, res, err := c.runInPane(ctx, runArgs{
@@ -373,11 +360,7 @@ func exclusiveMinimum(name string, v float64) schemaEdit {
 }
 
 func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, error) {
-	secs := in.Timeout
-	if math.IsNaN(secs) || secs > c.srv.opts.WaitMax.Seconds() {
-		secs = c.srv.opts.WaitMax.Seconds()
-	}
-	timeout := c.clampTimeout(time.Duration(secs * float64(time.Second)))
+	timeout := c.srv.waitFor(seconds(in.Timeout), defaultRunTimeout)
 	var ml *int64
 	if in.MaxLines != nil {
 		n := int64(*in.MaxLines)
@@ -479,11 +462,7 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 		return waitForRunOut{}, fail("Run a command there with run_shell_command or run_command; for output typed with send_keys, use wait_for_text.",
 			"pane %s has no run of this server to wait for", pane)
 	}
-	secs := in.Timeout
-	if math.IsNaN(secs) || secs > c.srv.opts.WaitMax.Seconds() {
-		secs = c.srv.opts.WaitMax.Seconds()
-	}
-	timeout := c.srv.clampWait(time.Duration(secs * float64(time.Second)))
+	timeout := c.srv.clampWait(seconds(in.Timeout))
 	res, err := c.withSecrets(ctx, t.ts, t.pane, timeout, func() (runner.Result, error) {
 		wctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()

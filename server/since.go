@@ -80,7 +80,7 @@ func captureSince(ctx context.Context, c *Call, in *captureSinceIn) (CaptureSinc
 			return CaptureSinceOut{}, err
 		}
 	}
-	wait := c.srv.clampWait(time.Duration(in.WaitMs) * time.Millisecond)
+	wait := c.srv.clampWait(millis(int64(in.WaitMs)))
 	out, err := c.srv.readSince(ctx, t.ts, id, p, cur, wait)
 	if err != nil {
 		return CaptureSinceOut{}, err

@@ -14,8 +14,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 )
 
-// SecretArgs are argument names whose values never reach the audit log, at any depth.
-var SecretArgs = map[string]bool{
+// secretArgs are argument names whose values never reach the audit log, at any depth.
+var secretArgs = map[string]bool{
 	"keys": true, "text": true, "command": true, "content": true, "value": true, "shell": true, "environment": true,
 }
 
@@ -97,7 +97,7 @@ func auditAttr(groups []string, a slog.Attr) slog.Attr {
 func redactMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if SecretArgs[k] {
+		if secretArgs[k] {
 			out[k] = digest(v)
 			continue
 		}

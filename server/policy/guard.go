@@ -68,6 +68,26 @@ func (pl Place) GuardInput(pane string) error {
 	return nil
 }
 
+// GuardRun refuses a run while this server cannot tell which pane is its own (inside this
+// tmux server, TMUX_PANE unset), unless forced: force accepts the own pane, so it accepts this
+// doubt too. The own pane itself is refused by the run's preflight (runner.Check, given
+// RunGuard's pane), after the checks that come first there (a pane a person watches).
+func (pl Place) GuardRun(pane string, force bool) error {
+	if pl.On && pl.Pane == "" && !force {
+		return hint.New(SelfHint, "refusing to run in pane %s: this MCP server runs inside this tmux server and cannot tell which pane is its own (TMUX_PANE is unset)", pane)
+	}
+	return nil
+}
+
+// OwnPane is the caller's pane on this tmux server, "" when it is not on it or its pane is
+// unknown: what a run's preflight refuses without force.
+func (pl Place) OwnPane() string {
+	if !pl.On {
+		return ""
+	}
+	return pl.Pane
+}
+
 // GuardWindow refuses to kill the window holding the caller's pane.
 func (pl Place) GuardWindow(id string) error { return pl.guardGroup("window", id, pl.Windows) }
 
