@@ -83,74 +83,105 @@ type Filter struct {
 // Lines.
 func (f *Filter) Write(p []byte) {
 	for i := 0; i < len(p); {
-		c := p[i]
-		switch f.state {
-		case stGround:
-			j := i
-			for j < len(p) && p[j] >= 0x20 && p[j] != del {
-				j++
-			}
-			if j > i {
-				f.text(p[i:j], j == len(p))
-				i = j
-				continue
-			}
-			f.control(c)
-		case stEsc:
-			switch {
-			case c == '[':
-				f.state, f.csiArg, f.csiOther = stCSI, 0, false
-			case c == ']':
-				f.state = stOSC
-			case c == 'P' || c == '_' || c == '^' || c == 'X' || c == 'k':
-				f.state = stString
-			case c >= 0x20 && c <= 0x2F:
-				f.state = stEscInter
-			case c >= 0x30 && c <= 0x7E:
-				f.state = stGround
-			case c >= 0x80:
-				f.state = stGround
-				continue // not part of a sequence: reprocess as text
-			default:
-				f.control(c)
-			}
-		case stEscInter:
-			switch {
-			case c >= 0x20 && c <= 0x2F:
-			case c >= 0x30 && c <= 0x7E:
-				f.state = stGround
-			case c >= 0x80:
-				f.state = stGround
-				continue
-			default:
-				f.control(c)
-			}
-		case stCSI:
-			switch {
-			case c >= '0' && c <= '9':
-				if f.csiArg >= 0 && f.csiArg < 1000 {
-					f.csiArg = f.csiArg*10 + int(c-'0')
-				}
-			case c == ';':
-				if f.csiArg >= 0 {
-					f.csiArg = -1 - f.csiArg // first parameter complete
-				}
-			case c >= 0x3A && c <= 0x3F || c >= 0x20 && c <= 0x2F:
-				f.csiOther = true
-			case c >= 0x40 && c <= 0x7E:
-				f.state = stGround
-				f.csiFinal(c)
-			case c >= 0x80:
-				f.state = stGround
-				continue
-			default:
-				f.control(c)
-			}
-		case stOSC, stString:
-			f.str(c)
+		if f.state == stGround {
+			i = f.ground(p, i)
+			continue
 		}
-		i++
+		if f.seq(p[i]) {
+			i++
+		}
 	}
+}
+
+// ground reads the text run or the control at p[i] and returns the index after it.
+func (f *Filter) ground(p []byte, i int) int {
+	j := i
+	for j < len(p) && p[j] >= 0x20 && p[j] != del {
+		j++
+	}
+	if j > i {
+		f.text(p[i:j], j == len(p))
+		return j
+	}
+	f.control(p[i])
+	return i + 1
+}
+
+// seq reads byte c of an escape sequence. It returns false when c is not part of the sequence
+// (a byte >= 0x80 ends it): c is then read again as text.
+func (f *Filter) seq(c byte) bool {
+	switch f.state {
+	case stEsc:
+		return f.esc(c)
+	case stEscInter:
+		return f.escInter(c)
+	case stCSI:
+		return f.csi(c)
+	}
+	f.str(c) // stOSC, stString
+	return true
+}
+
+// esc reads the byte after ESC.
+func (f *Filter) esc(c byte) bool {
+	switch {
+	case c == '[':
+		f.state, f.csiArg, f.csiOther = stCSI, 0, false
+	case c == ']':
+		f.state = stOSC
+	case c == 'P' || c == '_' || c == '^' || c == 'X' || c == 'k':
+		f.state = stString
+	case c >= 0x20 && c <= 0x2F:
+		f.state = stEscInter
+	case c >= 0x30 && c <= 0x7E:
+		f.state = stGround
+	case c >= 0x80:
+		f.state = stGround
+		return false // not part of a sequence: reprocess as text
+	default:
+		f.control(c)
+	}
+	return true
+}
+
+// escInter reads a byte of an escape sequence after its intermediates began.
+func (f *Filter) escInter(c byte) bool {
+	switch {
+	case c >= 0x20 && c <= 0x2F:
+	case c >= 0x30 && c <= 0x7E:
+		f.state = stGround
+	case c >= 0x80:
+		f.state = stGround
+		return false
+	default:
+		f.control(c)
+	}
+	return true
+}
+
+// csi reads a byte of a CSI sequence: its first numeric parameter, then its final byte.
+func (f *Filter) csi(c byte) bool {
+	switch {
+	case c >= '0' && c <= '9':
+		if f.csiArg >= 0 && f.csiArg < 1000 {
+			f.csiArg = f.csiArg*10 + int(c-'0')
+		}
+	case c == ';':
+		if f.csiArg >= 0 {
+			f.csiArg = -1 - f.csiArg // first parameter complete
+		}
+	case c >= 0x3A && c <= 0x3F || c >= 0x20 && c <= 0x2F:
+		f.csiOther = true
+	case c >= 0x40 && c <= 0x7E:
+		f.state = stGround
+		f.csiFinal(c)
+	case c >= 0x80:
+		f.state = stGround
+		return false
+	default:
+		f.control(c)
+	}
+	return true
 }
 
 // str reads a byte of an OSC or another string sequence.
