@@ -34,21 +34,3 @@ func (o *PanePath) read(out [][]string) error {
 }
 
 func (*PanePath) mutates() bool { return false }
-
-// SetPaneOption sets a pane option (set-option -p), such as a user option (@name) that tells
-// another process something about the pane.
-type SetPaneOption struct {
-	Pane        string
-	Name, Value string
-}
-
-func (o *SetPaneOption) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
-	}
-	return [][]string{{"set-option", "-p", "-t", o.Pane, o.Name, o.Value}}, nil
-}
-
-func (*SetPaneOption) read([][]string) error { return nil }
-
-func (*SetPaneOption) mutates() bool { return true }
