@@ -57,8 +57,11 @@ func (r *Refusal) Error() string {
 
 // Guard is what Check needs to know besides the snapshot.
 type Guard struct {
-	CallerPane string // the pane this server runs in on that tmux server, "" when none
-	Force      bool   // allow CallerPane (never a watched pane)
+	// CallerPane is the pane this server runs in on that tmux server, "" when none: the
+	// caller's policy decides it (server/policy's Place.OwnPane, which also refuses a run
+	// while the own pane is unknown); Check only refuses it in its turn.
+	CallerPane string
+	Force      bool // allow CallerPane (never a watched pane)
 	// AllowWatched lets runs type into panes a person has on screen: an operator's choice for
 	// a deployment (force never overrides the watched guard).
 	AllowWatched bool

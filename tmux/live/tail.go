@@ -25,7 +25,8 @@ type Tail struct {
 	k        Key
 	s        *Stream // nil once the stream could not be opened again
 	f        *stream.Follower
-	reopened int
+	reopens  int  // attempts to open the stream anew
+	reopened bool // one succeeded
 }
 
 // OpenTail takes pane k's kept stream; choose where to read from with From, and give the
@@ -59,7 +60,7 @@ func (t *Tail) Changed() <-chan struct{} { return t.f.Watch().Changed() }
 func (t *Tail) Offset() int64 { return t.f.Offset() }
 
 // Reopened says the stream was opened anew: what the pane printed meanwhile was not seen.
-func (t *Tail) Reopened() bool { return t.reopened > 0 }
+func (t *Tail) Reopened() bool { return t.reopened }
 
 // Close gives the stream back.
 func (t *Tail) Close() {
@@ -70,10 +71,10 @@ func (t *Tail) Close() {
 }
 
 func (t *Tail) reopen(ctx context.Context, ended error) (*stream.Watch, error) {
-	if errors.Is(ended, stream.ErrOffsetAhead) || errors.Is(ended, stream.ErrPaneGone) || errors.Is(ended, stream.ErrServerGone) || t.reopened >= maxReopen {
+	if errors.Is(ended, stream.ErrOffsetAhead) || errors.Is(ended, stream.ErrPaneGone) || errors.Is(ended, stream.ErrServerGone) || t.reopens >= maxReopen {
 		return nil, ended
 	}
-	t.reopened++
+	t.reopens++
 	t.ls.Drop(t.s)
 	t.ls.Release(t.s)
 	s, err := t.ls.Acquire(ctx, t.ts, t.k)
@@ -81,6 +82,6 @@ func (t *Tail) reopen(ctx context.Context, ended error) (*stream.Watch, error) {
 		t.s = nil
 		return nil, ended
 	}
-	t.s = s
+	t.s, t.reopened = s, true
 	return s.e.Watch(), nil
 }
