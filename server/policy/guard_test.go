@@ -45,3 +45,31 @@ func TestPlaceGuards(t *testing.T) {
 		t.Errorf("panes not read: %v", err)
 	}
 }
+
+// TestPlaceRun: a run's own pane is the preflight's (OwnPane), an unknown own pane refuses
+// every run but a forced one.
+func TestPlaceRun(t *testing.T) {
+	tests := []struct {
+		name      string
+		caller    *Caller
+		on, force bool
+		own       string
+		refused   bool
+	}{
+		{"outside tmux", nil, true, false, "", false},
+		{"another server", &Caller{PaneID: "%2"}, false, false, "", false},
+		{"known pane", &Caller{PaneID: "%2"}, true, false, "%2", false},
+		{"unknown pane", &Caller{}, true, false, "", true},
+		{"unknown pane, forced", &Caller{}, true, true, "", false},
+	}
+	for _, tc := range tests {
+		pl := tc.caller.PlaceIn(tc.on, nil)
+		err := pl.GuardRun("%1", tc.force)
+		if pl.OwnPane() != tc.own || (err != nil) != tc.refused {
+			t.Errorf("%s: own pane %q, refusal %v", tc.name, pl.OwnPane(), err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "refusing to run in pane %1") {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
