@@ -111,7 +111,7 @@ func millis(ms int64) time.Duration {
 	if ms <= 0 {
 		return 0
 	}
-	return min(time.Duration(min(ms, MaxWait.Milliseconds()))*time.Millisecond, MaxWait)
+	return time.Duration(min(ms, MaxWait.Milliseconds())) * time.Millisecond
 }
 
 // WarningLog is a text log of warnings and errors on w, for Options.Logger.
