@@ -16,13 +16,13 @@ import (
 
 // rawSession runs an MCP server over Transport on pipes and talks raw lines to it.
 type rawSession struct {
-	t    *testing.T
+	t    testing.TB
 	in   *io.PipeWriter
 	out  *bufio.Reader
 	done chan error
 }
 
-func serve(t *testing.T, maxLine int) *rawSession {
+func serve(t testing.TB, maxLine int) *rawSession {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
 	type echoIn struct {
@@ -225,4 +225,13 @@ func BenchmarkEncodeResponse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTransportCall is one tools/call round trip over Transport on pipes: the filter's
+// vetting, the SDK's decoding and dispatch, the reply's encoding.
+func BenchmarkTransportCall(b *testing.B) {
+	s := serve(b, 0)
+	for i := 0; b.Loop(); i++ {
+		s.echo(1000+i, "x")
+	}
 }
