@@ -179,12 +179,11 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.w.writeLine(b)
 }
 
-// encode is jsonrpc.EncodeMessage, byte for byte, but a response's result is
-// not encoded twice. The go-sdk marshals a result into the response (compact JSON, without HTML
-// escaping), and EncodeMessage then marshals the response around it, which scans the result
-// again (encoding/json compacts a json.RawMessage): for a 2.4 MB response (list_panes over
-// 1,000 panes: its JSON as text and as structured content) that pass took 37-53 ms on a busy
-// 2-core VM, the envelope written around the result 2-3 ms (BenchmarkEncodeResponse).
+// encode is jsonrpc.EncodeMessage, byte for byte, but a response's result is not encoded twice.
+// The go-sdk marshals a result into the response (compact JSON, without HTML escaping), and
+// EncodeMessage then marshals the response around it, which scans the result again
+// (encoding/json compacts a json.RawMessage); here the envelope is written around it instead
+// (BenchmarkEncodeResponse; the figures are in docs/performance.md).
 func encode(msg jsonrpc.Message) ([]byte, error) {
 	r, ok := msg.(*jsonrpc.Response)
 	if !ok || r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() {
