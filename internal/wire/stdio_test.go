@@ -131,6 +131,14 @@ func TestTransportSurvivesBadLines(t *testing.T) {
 	if r := s.recv(); string(r["id"]) != "6" || r["error"] != nil {
 		t.Errorf("ping: %v", r)
 	}
+	// Blanks around a message are not passed on: the SDK's reader takes them for trailing data
+	// and ends the session.
+	s.send("  \t" + `{"jsonrpc":"2.0","id":9,"method":"ping"}` + " \t ")
+	if r := s.recv(); string(r["id"]) != "9" || r["error"] != nil {
+		t.Errorf("ping among blanks: %v", r)
+	}
+	// A line longer than one read of the SDK's decoder reaches it whole.
+	s.echo(10, strings.Repeat("y", 3000))
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"no/such"}`)
 	if r := s.recv(); string(r["id"]) != "7" || r["error"] == nil {
 		t.Errorf("unknown method: %v", r)
