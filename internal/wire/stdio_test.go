@@ -243,3 +243,23 @@ func BenchmarkTransportCall(b *testing.B) {
 		s.echo(1000+i, "x")
 	}
 }
+
+// TestTransportSurvivesDecodeSeeds: whatever line comes (FuzzDecode's seeds: good messages,
+// responses nobody asked for, bad ones), the session goes on and answers the next call.
+func TestTransportSurvivesDecodeSeeds(t *testing.T) {
+	s := serve(t, 0)
+	for i, line := range decodeSeeds {
+		if strings.ContainsAny(line, "\n") {
+			continue
+		}
+		id := itoa(1000 + i)
+		// Written from a goroutine: a pipe holds nothing, and the seed's reply (read below) may
+		// have to leave before the server reads the ping.
+		go io.WriteString(s.in, line+"\n"+`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`+"\n")
+		for { // the seed's own reply, if any, comes first
+			if r := s.recv(); string(r["id"]) == id {
+				break
+			}
+		}
+	}
+}
