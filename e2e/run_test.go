@@ -102,9 +102,10 @@ func TestRunShellCommandSeedContract(t *testing.T) {
 		b, _ := json.Marshal(a)
 		t.Errorf("annotations %s, want the seed's (readOnly false, destructive true, idempotent false, openWorld true)", b)
 	}
-	seed, err := os.ReadFile("/work/shared/seeds/004_615ddba000656c49.txt")
+	// The seed document's own text (a copy: testdata/seeds/README.md says where it came from).
+	seed, err := os.ReadFile("../testdata/seeds/004_615ddba000656c49.txt")
 	if err != nil {
-		t.Skip("seed document not available:", err)
+		t.Fatal(err)
 	}
 	desc := ""
 	for _, l := range strings.Split(string(seed), "\n") {

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -12,13 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite generated docs (docs/tools.md) from the catalogue")
 
-const (
-	toolsDoc = "../docs/tools.md"
-	readme   = "../README.md"
-	// The README carries the same list between these markers.
-	listBegin = "<!-- tools:begin (generated: go test ./server -run TestToolsDoc -update) -->\n"
-	listEnd   = "<!-- tools:end -->\n"
-)
+const toolsDoc = "../docs/tools.md"
 
 // renderToolsDoc lists every tool of the catalogue by tier, one line each.
 func renderToolsDoc() string {
@@ -29,23 +26,118 @@ func renderToolsDoc() string {
 	b.WriteString("`tmux-mcp tools` prints what a client would be offered. Annotation presets (readOnly/destructive/idempotent/openWorld):\n")
 	b.WriteString("RO = T/F/T/F, MUT = F/F/T/F, CREATE = F/F/F/F, SHELL = F/F/F/T, DESTR = F/T/F/F, SEED = F/T/F/T,\n")
 	b.WriteString("BATCH = F/T/F/T (the worst case of the tools a batch may call).\n")
-	b.WriteString(renderToolList())
-	return b.String()
-}
-
-// renderToolList is the per-tier list of tools, one line each.
-func renderToolList() string {
-	var b strings.Builder
+	b.WriteString("\n## Tiers and toolsets\n\n")
+	b.WriteString(tiersAndToolsets)
+	b.WriteString("\n## The tools\n\n")
+	b.WriteString("Each tool's arguments follow its line: type, whether required, default, and description where it\n")
+	b.WriteString("has one. With other hosts configured (`LIBTMUX_MCP_HOSTS`), every tool that takes `socket_name`\n")
+	b.WriteString("also takes `host`. `tmux-mcp tools NAME` prints the same for one tool.\n")
 	for _, tier := range []policy.Tier{policy.ReadOnly, policy.Mutating, policy.Destructive} {
 		var rows []string
 		for _, t := range catalog() {
 			if t.Tier == tier {
-				rows = append(rows, fmt.Sprintf("- `%s` (%s): %s", t.Name, presetName(t), strings.ReplaceAll(firstSentence(t.Description), "<", `\<`)))
+				rows = append(rows, fmt.Sprintf("- `%s` (%s): %s", t.Name, presetName(t), mdEscape(firstSentence(t.Description)))+renderArgs(t))
 			}
 		}
 		fmt.Fprintf(&b, "\n### %s (%d tools)\n\n%s\n", tier, len(rows), strings.Join(rows, "\n"))
 	}
 	return b.String()
+}
+
+// mdEscape keeps a description's text from being read as HTML by a Markdown renderer.
+func mdEscape(s string) string { return strings.ReplaceAll(s, "<", `\<`) }
+
+// tiersAndToolsets explains what the tiers and toolsets offer (by hand: it names the groups).
+const tiersAndToolsets = `Safety tiers: a tool above ` + "`" + `LIBTMUX_SAFETY` + "`" + ` is not registered at all, so it is neither listed nor
+callable, nor reachable through a batch. ` + "`" + `readonly` + "`" + ` offers the RO tools; ` + "`" + `mutating` + "`" + ` (the default)
+adds the M tools; ` + "`" + `destructive` + "`" + ` adds the D tools. ` + "`" + `tmux-mcp tools` + "`" + ` prints what your configuration
+offers; the presets below are its annotations. Calling a tool that is not offered
+(with ` + "`" + `call` + "`" + `, or in a batch) names the setting and the flag that would offer it.
+
+Toolsets are the libtmux TypeScript and Go servers' four groups, mapped onto this catalogue, so their
+` + "`" + `LIBTMUX_TOOLSETS` + "`" + ` and ` + "`" + `LIBTMUX_EXCLUDE_TOOLS` + "`" + ` mean the same here (` + "`" + `LIBTMUX_TOOLSETS=inspect` + "`" + ` offers
+only reads). They narrow the tier and never offer a tool above it: ` + "`" + `teardown` + "`" + ` at the default tier
+offers ` + "`" + `clear_pane` + "`" + ` and the kills of what this server created, with a warning naming
+` + "`" + `--safety destructive` + "`" + ` for ` + "`" + `kill_server` + "`" + `.
+
+- ` + "`" + `inspect` + "`" + `: every read-only tool (the RO tools and ` + "`" + `call_readonly_tools_batch` + "`" + `).
+- ` + "`" + `manage` + "`" + `: changes that type nothing and start nothing: renames, selects, resizes, layouts, moves,
+  swaps, pane titles, channels, ` + "`" + `set_option` + "`" + `, ` + "`" + `set_environment` + "`" + `, copy mode, ` + "`" + `load_buffer` + "`" + `,
+  ` + "`" + `delete_buffer` + "`" + `.
+- ` + "`" + `execute` + "`" + `: creating sessions, windows and panes, ` + "`" + `respawn_pane` + "`" + `, ` + "`" + `run_shell_command` + "`" + `,
+  ` + "`" + `run_command` + "`" + `, ` + "`" + `send_keys` + "`" + `, ` + "`" + `send_keys_batch` + "`" + `, ` + "`" + `paste_text` + "`" + `, ` + "`" + `paste_buffer` + "`" + `, ` + "`" + `pipe_pane` + "`" + `,
+  ` + "`" + `type_secret` + "`" + `.
+- ` + "`" + `teardown` + "`" + `: ` + "`" + `clear_pane` + "`" + ` and the kill tools.
+
+` + "`" + `call_mutating_tools_batch` + "`" + ` comes with ` + "`" + `manage` + "`" + ` or ` + "`" + `execute` + "`" + `, ` + "`" + `call_destructive_tools_batch` + "`" + ` with
+` + "`" + `teardown` + "`" + `; a batch calls only offered tools.
+`
+
+// renderArgs lists a tool's arguments from its advertised input schema, one indented line each
+// ("" when it takes none).
+func renderArgs(t *Tool) string {
+	b, err := json.Marshal(t.inputSchema)
+	if err != nil {
+		return "\n  - (input schema unreadable: " + err.Error() + ")"
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type        any                  `json:"type"`
+			AnyOf       []struct{ Type any } `json:"anyOf"`
+			Enum        []any                `json:"enum"`
+			Default     json.RawMessage      `json:"default"`
+			Description string               `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(b, &schema)
+	names := make([]string, 0, len(schema.Properties))
+	for n := range schema.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out strings.Builder
+	for _, n := range names {
+		p := schema.Properties[n]
+		typ := ""
+		if p.Type != nil || len(p.AnyOf) == 0 {
+			typ = schemaType(p.Type)
+		}
+		for _, a := range p.AnyOf {
+			typ = strings.Trim(typ+"|"+schemaType(a.Type), "|")
+		}
+		fmt.Fprintf(&out, "\n  - `%s` (%s", n, typ)
+		if slices.Contains(schema.Required, n) {
+			out.WriteString(", required")
+		}
+		if len(p.Default) > 0 {
+			fmt.Fprintf(&out, ", default `%s`", p.Default)
+		}
+		if len(p.Enum) > 0 {
+			e, _ := json.Marshal(p.Enum)
+			fmt.Fprintf(&out, ", one of `%s`", e)
+		}
+		out.WriteString(")")
+		if p.Description != "" {
+			out.WriteString(": " + mdEscape(strings.Join(strings.Fields(p.Description), " ")))
+		}
+	}
+	return out.String()
+}
+
+// schemaType spells a JSON schema type ("string", or ["null","string"]) as string|null.
+func schemaType(t any) string {
+	switch t := t.(type) {
+	case string:
+		return t
+	case []any:
+		var parts []string
+		for _, x := range t {
+			parts = append(parts, fmt.Sprint(x))
+		}
+		return strings.Join(parts, "|")
+	}
+	return "any"
 }
 
 func presetName(t *Tool) string {
@@ -78,34 +170,15 @@ func firstSentence(s string) string {
 	return s
 }
 
-// readmeWithList returns the README with its generated tool list replaced by list.
-func readmeWithList(t *testing.T, list string) (got, want string) {
-	b, err := os.ReadFile(readme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = string(b)
-	i, j := strings.Index(got, listBegin), strings.Index(got, listEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the generated tool list markers %q ... %q", readme, listBegin, listEnd)
-	}
-	return got, got[:i+len(listBegin)] + strings.TrimPrefix(list, "\n") + got[j:]
-}
-
+// TestToolsDoc holds docs/tools.md to the catalogue: each tool, its tier and annotations, its
+// first sentence and its arguments.
 func TestToolsDoc(t *testing.T) {
 	want := renderToolsDoc()
-	gotReadme, wantReadme := readmeWithList(t, renderToolList())
 	if *update {
 		if err := os.WriteFile(toolsDoc, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(readme, []byte(wantReadme), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		return
-	}
-	if gotReadme != wantReadme {
-		t.Errorf("%s's tool list is out of date with the catalogue; run: go test ./server -run TestToolsDoc -update", readme)
 	}
 	got, err := os.ReadFile(toolsDoc)
 	if err != nil {

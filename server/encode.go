@@ -11,21 +11,19 @@ import (
 //
 // Why (go-sdk v1.8.0): the SDK's JSON-RPC layer marshals a *mcp.CallToolResult, whose
 // MarshalJSON marshals a struct holding Marshalers (each mcp.TextContent), and encoding/json
-// re-scans ("compacts") every Marshaler's output where it embeds it, at about 10 ns a byte,
-// several times the cost of encoding it: a result's text was scanned twice more after it was
-// encoded, the whole result once more. A capture of 2,000 lines (104 KB) took 5.5 ms over
-// stdio's transport, 2 ms of it in those scans; as a wireResult, with the structured content
-// the result's value rather than its JSON (Call.result), it takes about 3.5 ms
-// (BenchmarkCapturePaneHistoryMCP/bare), and list_panes over 1,000 panes (2.4 MB) went from
-// 1.75× tmux's own list-panes to 0.77-1.45× in thirteen runs (cmd/tmux-mcp-bench).
+// re-scans every Marshaler's output where it embeds it: a result's text is scanned twice more
+// after it was encoded, the whole result once more. A wireResult holds the same fields with no
+// Marshaler, and the structured content as the result's value rather than its JSON (Call.result).
+// The gain, measured (BenchmarkEncodeListPanes1000), is in docs/performance.md.
 //
 // Only results it writes exactly as the SDK does (text blocks with no _meta or annotations,
 // no input requests) take this path; any other result goes through unchanged: an
 // input_required one (InputRequests, RequestState) is the SDK's to write, and small. On
 // 2026-07-28 the SDK adds serverInfo to the result's _meta after this point, which a
 // wireResult takes as a CallToolResult does (its ResultBase), and its resultType is the SDK's
-// own (resultTypeOf). TestWireResultMirrorsSDK fails when mcp.CallToolResult changes. The bytes differ from the SDK's in one way only: <, > and & inside a text stay as
-// they are where the SDK writes \u003c, \u003e and \u0026 (the same JSON string).
+// own (resultTypeOf). TestWireResultMirrorsSDK fails when mcp.CallToolResult changes. The
+// bytes differ from the SDK's in one way only: <, > and & inside a text stay as they are where
+// the SDK writes \u003c, \u003e and \u0026 (the same JSON string).
 func encodeOnce(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)

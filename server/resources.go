@@ -282,68 +282,90 @@ func parseResourceURI(raw string) (resURI, error) {
 	}
 	rest, _, _ = strings.Cut(rest, "#")
 	path, query, _ := strings.Cut(rest, "?")
-	if query != "" {
-		q, err := parseQuery(query)
-		if err != nil {
-			return u, fmt.Errorf("the query of %q: %w", truncate(raw, 100), err)
-		}
-		for k := range q {
-			if k != "socket_name" && k != "host" {
-				return u, fmt.Errorf("unknown query parameter %q (only socket_name and host are taken)", k)
-			}
-		}
-		if v := q["socket_name"]; v != nil && *v != "" {
-			u.socket = v
-		}
-		if v := q["host"]; v != nil && *v != "" {
-			u.host = v
-		}
+	if err := u.readQuery(raw, query); err != nil {
+		return u, err
 	}
 	segs := strings.Split(path, "/")
-	var err error
 	switch {
 	case segs[0] == "sessions" && len(segs) == 1:
 		u.kind = "sessions"
 	case segs[0] == "sessions" && len(segs) >= 2 && len(segs) <= 4:
-		if u.session, err = url.PathUnescape(segs[1]); err != nil || u.session == "" {
-			return u, fmt.Errorf("session name %q is not a valid percent-encoded name", truncate(segs[1], 80))
-		}
-		switch {
-		case len(segs) == 2:
-			u.kind = "session"
-		case segs[2] != "windows":
-			return u, fmt.Errorf("no resource has the path %q", truncate(path, 100))
-		case len(segs) == 3:
-			u.kind = "windows"
-		default:
-			u.kind = "window"
-			idx, err := url.PathUnescape(segs[3])
-			ok := err == nil
-			if ok {
-				u.window, ok = parseIndex(idx)
-			}
-			if !ok {
-				if err == nil { // as the client wrote it, not as canonicalURI encoded it
-					segs[3] = idx
-				}
-				return u, fmt.Errorf("window index %q is not a window index (plain digits, e.g. 0)", truncate(segs[3], 40))
-			}
-		}
+		return u, u.parseSessionPath(path, segs)
 	case segs[0] == "panes" && (len(segs) == 2 || len(segs) == 3 && (segs[2] == "content" || segs[2] == "screenshot")):
-		if u.pane, ok = decodePaneID(segs[1]); !ok {
-			if d, err := url.PathUnescape(segs[1]); err == nil {
-				segs[1] = d // as the client wrote it, not as canonicalURI encoded it
-			}
-			return u, fmt.Errorf("pane id %q is not a pane id (%%1, or percent-encoded %%251)", truncate(segs[1], 80))
-		}
-		u.kind = "pane"
-		if len(segs) == 3 {
-			u.kind = segs[2] // content, or screenshot (screenshot.go serves it)
-		}
+		return u, u.parsePanePath(segs)
 	default:
 		return u, fmt.Errorf("no resource has the path %q", truncate(path, 100))
 	}
 	return u, nil
+}
+
+// readQuery reads a resource URI's query: socket_name and host, nothing else.
+func (u *resURI) readQuery(raw, query string) error {
+	if query == "" {
+		return nil
+	}
+	q, err := parseQuery(query)
+	if err != nil {
+		return fmt.Errorf("the query of %q: %w", truncate(raw, 100), err)
+	}
+	for k := range q {
+		if k != "socket_name" && k != "host" {
+			return fmt.Errorf("unknown query parameter %q (only socket_name and host are taken)", k)
+		}
+	}
+	if v := q["socket_name"]; v != nil && *v != "" {
+		u.socket = v
+	}
+	if v := q["host"]; v != nil && *v != "" {
+		u.host = v
+	}
+	return nil
+}
+
+// parseSessionPath reads sessions/NAME, sessions/NAME/windows and sessions/NAME/windows/INDEX.
+func (u *resURI) parseSessionPath(path string, segs []string) error {
+	var err error
+	if u.session, err = url.PathUnescape(segs[1]); err != nil || u.session == "" {
+		return fmt.Errorf("session name %q is not a valid percent-encoded name", truncate(segs[1], 80))
+	}
+	switch {
+	case len(segs) == 2:
+		u.kind = "session"
+	case segs[2] != "windows":
+		return fmt.Errorf("no resource has the path %q", truncate(path, 100))
+	case len(segs) == 3:
+		u.kind = "windows"
+	default:
+		u.kind = "window"
+		idx, err := url.PathUnescape(segs[3])
+		ok := err == nil
+		if ok {
+			u.window, ok = parseIndex(idx)
+		}
+		if !ok {
+			if err == nil { // as the client wrote it, not as canonicalURI encoded it
+				segs[3] = idx
+			}
+			return fmt.Errorf("window index %q is not a window index (plain digits, e.g. 0)", truncate(segs[3], 40))
+		}
+	}
+	return nil
+}
+
+// parsePanePath reads panes/ID, panes/ID/content and panes/ID/screenshot.
+func (u *resURI) parsePanePath(segs []string) error {
+	var ok bool
+	if u.pane, ok = decodePaneID(segs[1]); !ok {
+		if d, err := url.PathUnescape(segs[1]); err == nil {
+			segs[1] = d // as the client wrote it, not as canonicalURI encoded it
+		}
+		return fmt.Errorf("pane id %q is not a pane id (%%1, or percent-encoded %%251)", truncate(segs[1], 80))
+	}
+	u.kind = "pane"
+	if len(segs) == 3 {
+		u.kind = segs[2] // content, or screenshot (screenshot.go serves it)
+	}
+	return nil
 }
 
 // decodePaneID reads a pane id segment: percent-encoded (%251) first, else raw (%1, %12).

@@ -169,31 +169,39 @@ func (s *settings) options(env []string, version string, stderr io.Writer) (serv
 		}
 	}
 	o.ExcludeTools = list(s.exclude)
-	switch s.allowWatched {
-	case "", "0":
-	case "1":
-		o.AllowWatched = true
-	default:
-		return o, fmt.Errorf("LIBTMUX_MCP_ALLOW_WATCHED must be unset, 0 or 1")
-	}
-	switch s.shellIntegration {
-	case "", "0":
-	case "1":
-		o.ShellIntegration = true
-	default:
-		return o, fmt.Errorf("LIBTMUX_MCP_SHELL_INTEGRATION must be unset, 0 or 1")
-	}
-	switch s.secrets {
-	case "", "ask", "off":
-		o.Secrets = s.secrets
-	default:
-		return o, fmt.Errorf("LIBTMUX_MCP_SECRETS must be ask or off, not %q", s.secrets)
+	if err := s.switchOptions(&o); err != nil {
+		return o, err
 	}
 	o.Confirm = list(strings.ToLower(s.confirm))
 	if err := s.hostOptions(&o); err != nil {
 		return o, err
 	}
 	return o, nil
+}
+
+// switchOptions reads the settings that are a switch or a word: each takes only its listed values.
+func (s *settings) switchOptions(o *server.Options) error {
+	switch s.allowWatched {
+	case "", "0":
+	case "1":
+		o.AllowWatched = true
+	default:
+		return fmt.Errorf("LIBTMUX_MCP_ALLOW_WATCHED must be unset, 0 or 1")
+	}
+	switch s.shellIntegration {
+	case "", "0":
+	case "1":
+		o.ShellIntegration = true
+	default:
+		return fmt.Errorf("LIBTMUX_MCP_SHELL_INTEGRATION must be unset, 0 or 1")
+	}
+	switch s.secrets {
+	case "", "ask", "off":
+		o.Secrets = s.secrets
+	default:
+		return fmt.Errorf("LIBTMUX_MCP_SECRETS must be ask or off, not %q", s.secrets)
+	}
+	return nil
 }
 
 // hostOptions reads the host settings: LIBTMUX_MCP_HOSTS is a comma list of name=destination

@@ -26,16 +26,7 @@ func describeTool(srv *server.Server, name string, sio IO) int {
 		fmt.Fprintln(sio.Stderr, msg+" (tmux-mcp tools lists them)")
 		return 2
 	}
-	var schema struct {
-		Properties map[string]struct {
-			Type        any                  `json:"type"`
-			AnyOf       []struct{ Type any } `json:"anyOf"`
-			Enum        []any                `json:"enum"`
-			Default     json.RawMessage      `json:"default"`
-			Description string               `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
+	var schema inputSchema
 	if err := json.Unmarshal(input, &schema); err != nil {
 		fmt.Fprintln(sio.Stderr, "tmux-mcp: reading the input schema:", err)
 		return 1
@@ -50,29 +41,48 @@ func describeTool(srv *server.Server, name string, sio IO) int {
 		fmt.Fprintln(sio.Stdout, "  (none)")
 	}
 	for _, n := range names {
-		p := schema.Properties[n]
-		typ := typeName(p.Type)
-		for _, a := range p.AnyOf {
-			typ = strings.Trim(typ+"|"+typeName(a.Type), "|")
-		}
-		line := fmt.Sprintf("  %s (%s", n, typ)
-		if containsString(schema.Required, n) {
-			line += ", required"
-		}
-		if len(p.Default) > 0 {
-			line += ", default " + string(p.Default)
-		}
-		if len(p.Enum) > 0 {
-			b, _ := json.Marshal(p.Enum)
-			line += ", one of " + string(b)
-		}
-		line += ")"
-		if p.Description != "" {
-			line += ": " + p.Description
-		}
-		fmt.Fprintln(sio.Stdout, line)
+		fmt.Fprintln(sio.Stdout, argumentLine(n, schema.Properties[n], containsString(schema.Required, n)))
 	}
 	return 0
+}
+
+// inputSchema is the part of a tool's input schema that describeTool prints.
+type inputSchema struct {
+	Properties map[string]argSchema `json:"properties"`
+	Required   []string             `json:"required"`
+}
+
+// argSchema is one argument's schema, as far as describeTool prints it.
+type argSchema struct {
+	Type        any                  `json:"type"`
+	AnyOf       []struct{ Type any } `json:"anyOf"`
+	Enum        []any                `json:"enum"`
+	Default     json.RawMessage      `json:"default"`
+	Description string               `json:"description"`
+}
+
+// argumentLine spells one argument: "  name (type, required, default D, one of [...]): description".
+func argumentLine(n string, p argSchema, required bool) string {
+	typ := typeName(p.Type)
+	for _, a := range p.AnyOf {
+		typ = strings.Trim(typ+"|"+typeName(a.Type), "|")
+	}
+	line := fmt.Sprintf("  %s (%s", n, typ)
+	if required {
+		line += ", required"
+	}
+	if len(p.Default) > 0 {
+		line += ", default " + string(p.Default)
+	}
+	if len(p.Enum) > 0 {
+		b, _ := json.Marshal(p.Enum)
+		line += ", one of " + string(b)
+	}
+	line += ")"
+	if p.Description != "" {
+		line += ": " + p.Description
+	}
+	return line
 }
 
 // typeName spells a JSON schema type ("string", or ["null","string"]) as string|null.

@@ -1,7 +1,8 @@
-// Package wire takes JSON-RPC messages off the wire for the go-sdk: it vets each message and
-// decodes it, and a message that cannot be served gets the JSON-RPC error it deserves (-32700
-// parse error, -32600 invalid request) instead of ending the session. Transport serves stdio
-// with it; the HTTP server vets request bodies with Check.
+// Package wire vets JSON-RPC messages before the go-sdk reads them: a message that cannot be
+// served gets the JSON-RPC error it deserves (-32700 parse error, -32600 invalid request, -32602
+// invalid params) instead of ending the session (go-sdk v1.8.0, go-sdk#1209). Transport is the
+// SDK's own stdio transport with that filter in front; the HTTP server vets request bodies with
+// Check.
 package wire
 
 import (

@@ -137,20 +137,23 @@ func sameMessage(a, b jsonrpc.Message) bool {
 
 // Differential: whatever Decode accepts, the go-sdk's own decoder accepts too, with the same
 // result, so the SDK never sees a message it would choke on; and Decode never panics.
+// decodeSeeds are FuzzDecode's seeds; TestTransportSurvivesDecodeSeeds sends each to a session.
+var decodeSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":null}]}}}`,
+	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+	`{"jsonrpc":"2.0","id":"a","result":null}`,
+	`{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m","data":null}}`,
+	`{"jsonrpc":"2.0","id":2,"error":null,"result":5}`,
+	`{"jsonrpc":"2.0","id":1e2,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":"\u00e9\ud800","method":"\u0000"}`,
+	`{"jsonrpc":"2.0","method":"a","method":"b","jsonrpc":"1.0"}`,
+	`{"jsonrpc":"2.0","Method":"a","id":1}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+	`[1]`, `"x"`, `{`, "\x00",
+}
+
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":null}]}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
-		`{"jsonrpc":"2.0","id":"a","result":null}`,
-		`{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m","data":null}}`,
-		`{"jsonrpc":"2.0","id":2,"error":null,"result":5}`,
-		`{"jsonrpc":"2.0","id":1e2,"method":"x"}`,
-		`{"jsonrpc":"2.0","id":"\u00e9\ud800","method":"\u0000"}`,
-		`{"jsonrpc":"2.0","method":"a","method":"b","jsonrpc":"1.0"}`,
-		`{"jsonrpc":"2.0","Method":"a","id":1}`,
-		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
-		`[1]`, `"x"`, `{`, "\x00",
-	} {
+	for _, s := range decodeSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

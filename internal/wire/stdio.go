@@ -14,22 +14,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Transport serves MCP over newline-delimited JSON-RPC, as the go-sdk's mcp.IOTransport does,
-// but a bad line costs one error reply instead of the session.
+// Transport serves MCP over newline-delimited JSON-RPC through the go-sdk's own mcp.IOTransport,
+// with a filter in front of it, so that a bad line costs one error reply instead of the session.
 //
-// Why the SDK needs it (go-sdk v1.8.0): IOTransport decodes its reader as one stream of JSON
-// values. The first byte that is not JSON (garbage, a NUL, a truncated line, which the decoder
-// joins to the next one), a line of more than one value, or a message its decoder refuses (a
-// wrong or missing "jsonrpc", an object id, a batch once 2025-06-18 is negotiated, more than
+// Why the SDK needs it (go-sdk v1.8.0, go-sdk#1209): IOTransport decodes its reader as one stream
+// of JSON values. The first byte that is not JSON (garbage, a NUL, a truncated line, which the
+// decoder joins to the next one), a line of more than one value, or a message its decoder refuses
+// (a wrong or missing "jsonrpc", an object id, a batch once 2025-06-18 is negotiated, more than
 // 1000 levels of nesting) comes back from Connection.Read as an error, with no reply; the SDK
-// closes the session on any read error, Server.Run returns, and the process exits. Transport
-// frames lines itself, vets and decodes each one (Decode), answers a bad one itself, and hands
-// the SDK only messages it takes.
+// closes the session on any read error, Server.Run returns, and the process exits. The filter
+// frames lines, vets each one (Decode), answers a bad one itself and passes a good one on to the
+// SDK unchanged (trimmed of surrounding blanks, which the SDK's reader takes for trailing data):
+// the SDK reads, decodes and dispatches everything it is given, as over its own transport.
 //
-// Decoding here also spares the SDK its own decoding of each message (jsonrpc.DecodeMessage
-// runs decoders with fresh 32 KB buffers): on a tools/call line, DecodeMessage measured 20-25 µs
-// and 66 kB, Decode 6 µs and 1.3 kB. Over stdio the difference is lost in the noise of a busy
-// 2-core machine (list_sessions medians 0.36-0.55 ms either way); the point is the vetting.
+// One thing it writes itself: a response's envelope around the result the SDK already encoded
+// (encode), which spares a 2.4 MB response a second scan of 50-150 ms (docs/performance.md).
 type Transport struct {
 	Reader io.Reader
 	Writer io.Writer
@@ -39,30 +38,42 @@ type Transport struct {
 }
 
 // Connect implements mcp.Transport.
-func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
+func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	max := t.MaxLine
 	if max <= 0 {
 		max = mcp.DefaultMaxLineLength
 	}
-	c := &conn{w: t.Writer, incoming: make(chan msgOrErr), closed: make(chan struct{})}
-	// Reads run on their own goroutine so that Close unblocks Read, as in the SDK's ioConn
-	// (whose goroutine also outlives a read of stdin that never returns).
-	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), max)
-	return c, nil
+	w := &lineWriter{w: t.Writer}
+	f := &filter{r: bufio.NewReaderSize(t.Reader, 64<<10), max: max, w: w}
+	// The filter bounds lines already: the SDK's own bound (which counts the bytes its decoder
+	// reads ahead) is left off.
+	c, err := (&mcp.IOTransport{Reader: f, Writer: w, MaxLineLength: -1}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{Connection: c, w: w}, nil
 }
 
-type msgOrErr struct {
-	msg jsonrpc.Message
-	err error
+// lineWriter writes whole lines, one at a time: the SDK's messages (each one Write), the
+// filter's error replies and encode's responses. Closing it leaves the writer open: it is the
+// caller's.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
 }
 
-type conn struct {
-	wmu sync.Mutex // one line at a time: the SDK's writes and the error replies
-	w   io.Writer
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
 
-	incoming  chan msgOrErr
-	closeOnce sync.Once
-	closed    chan struct{}
+func (l *lineWriter) Close() error { return nil }
+
+// writeLine writes b and a newline in one Write.
+func (l *lineWriter) writeLine(b []byte) error {
+	_, err := l.Write(append(b, '\n'))
+	return err
 }
 
 // errTooLong marks a line over the limit, which readLine has skipped.
@@ -71,45 +82,54 @@ var errTooLong = errors.New("line too long")
 // bigLine is the size above which a line's buffer is not kept for the next line.
 const bigLine = 1 << 20
 
-func (c *conn) readLoop(r *bufio.Reader, max int) {
-	var buf []byte
-	for {
-		line, err := readLine(r, buf[:0], max)
-		var msg jsonrpc.Message
-		switch {
-		case errors.Is(err, errTooLong):
-			err = c.reply(invalid(nil, "the message is longer than %d bytes; send smaller messages", max))
-		case len(trim(line)) > 0: // blank lines are skipped
-			var e *Error
-			if msg, e = Decode(line); e != nil {
-				if werr := c.reply(e); werr != nil {
-					err = werr
-				}
-			}
-		}
-		buf = nil
-		if cap(line) <= bigLine { // Decode keeps copies, so the buffer serves the next line
-			buf = line
-		}
-		if msg != nil && !c.send(msgOrErr{msg: msg}) {
-			return
-		}
-		if err != nil { // io.EOF included: the SDK ends the session on it
-			c.send(msgOrErr{err: err})
-			return
-		}
-	}
+// filter is the reader the SDK's transport reads: the good lines of r, each whole with its
+// newline. It answers the bad ones on w and leaves them out.
+type filter struct {
+	r       *bufio.Reader
+	max     int
+	w       *lineWriter
+	buf     []byte // the line being handed on; its storage serves the next line
+	pending []byte // what is left of it to hand on
+	err     error  // the error to return once pending is empty (io.EOF at the end)
 }
 
-// send hands a message or the read error to Read, unless the connection is closed.
-func (c *conn) send(m msgOrErr) bool {
-	select {
-	case c.incoming <- m:
-		return true
-	case <-c.closed:
-		return false
+// Read implements io.Reader.
+func (f *filter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.next()
 	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
 }
+
+// next reads one line: a good one becomes pending, a bad one is answered.
+func (f *filter) next() {
+	if cap(f.buf) > bigLine {
+		f.buf = nil
+	}
+	line, err := readLine(f.r, f.buf[:0], f.max)
+	f.buf = line
+	switch {
+	case errors.Is(err, errTooLong):
+		err = f.w.writeLine(invalid(nil, "the message is longer than %d bytes; send smaller messages", f.max).Reply())
+	case len(trim(line)) > 0: // blank lines are skipped
+		if _, e := Decode(line); e != nil {
+			if werr := f.w.writeLine(e.Reply()); werr != nil {
+				err = werr
+			}
+		} else {
+			f.pending = append(trim(line), '\n')
+		}
+	}
+	f.err = err // io.EOF included: the SDK ends the session on it, after the last line
+}
+
+// Close leaves the reader open: it is the caller's.
+func (f *filter) Close() error { return nil }
 
 // readLine appends the next line of r to buf, without its newline. A line longer than max is
 // read to its end and dropped: errTooLong. At the end of the stream the last line comes with
@@ -136,49 +156,34 @@ func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
 	}
 }
 
-// reply writes the error answer to a refused line.
-func (c *conn) reply(e *Error) error {
-	return c.writeLine(e.Reply())
+// conn is the SDK's connection but for the writing of responses (encode).
+type conn struct {
+	mcp.Connection
+	w *lineWriter
 }
 
-func (c *conn) writeLine(b []byte) error {
-	b = append(b, '\n')
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.w.Write(b)
-	return err
-}
-
-// Read implements mcp.Connection.
-func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case m := <-c.incoming:
-		return m.msg, m.err
-	case <-c.closed:
-		return nil, io.EOF
-	}
-}
-
-// Write implements mcp.Connection.
+// Write implements mcp.Connection: a response with a result is written by encode, anything
+// else by the SDK.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() {
+		return c.Connection.Write(ctx, msg)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := encode(msg)
+	b, err := encode(r)
 	if err != nil {
 		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
 	}
-	return c.writeLine(b)
+	return c.w.writeLine(b)
 }
 
-// encode is jsonrpc.EncodeMessage, byte for byte, but a response's result is
-// not encoded twice. The go-sdk marshals a result into the response (compact JSON, without HTML
-// escaping), and EncodeMessage then marshals the response around it, which scans the result
-// again (encoding/json compacts a json.RawMessage): for a 2.4 MB response (list_panes over
-// 1,000 panes: its JSON as text and as structured content) that pass took 37-53 ms on a busy
-// 2-core VM, the envelope written around the result 2-3 ms (BenchmarkEncodeResponse).
+// encode is jsonrpc.EncodeMessage, byte for byte, but a response's result is not encoded twice.
+// The go-sdk marshals a result into the response (compact JSON, without HTML escaping), and
+// EncodeMessage then marshals the response around it, which scans the result again
+// (encoding/json compacts a json.RawMessage); here the envelope is written around it instead
+// (BenchmarkEncodeResponse; the figures are in docs/performance.md).
 func encode(msg jsonrpc.Message) ([]byte, error) {
 	r, ok := msg.(*jsonrpc.Response)
 	if !ok || r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() {
@@ -197,12 +202,3 @@ func encode(msg jsonrpc.Message) ([]byte, error) {
 	b = append(b, r.Result...)
 	return append(b, '}'), nil
 }
-
-// Close implements mcp.Connection. The reader and writer are the caller's to close.
-func (c *conn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return nil
-}
-
-// SessionID implements mcp.Connection: a stream has one session and no id.
-func (c *conn) SessionID() string { return "" }
