@@ -214,9 +214,15 @@ var ignoresSpace = map[string]bool{"rc+ignorespace": true}
 // it) records nothing of the framing: the typed line starts with a space.
 func TestShellHistoryIgnoreSpace(t *testing.T) {
 	t.Parallel()
+	ignoreSpaceCase(t)
+}
+
+// ignoreSpaceCase runs a few commands in zsh with HIST_IGNORE_SPACE, through a binary of its
+// own started with env, and checks its history.
+func ignoreSpaceCase(t *testing.T, env ...string) {
 	su := testtmux.Config("zsh", "rc").With("rc+ignorespace", "setopt hist_ignore_space")
 	testtmux.RequireShell(t, su.Argv)
-	sc := startShellClient(t)
+	sc := startShellClient(t, env...)
 	p := sc.Tmx.StartShell(t, su)
 	defer p.Kill()
 	for i, cmd := range []string{"echo one", "false", "printf 'a\\nb\\n'"} {
