@@ -79,5 +79,9 @@ for v in $versions; do
 	echo "== tmux $v: $("$cache/tmux-$v/bin/tmux" -V)"
 	export PATH="$cache/tmux-$v/bin:$base"
 	stage "tmux $v: tmux/..." go test -count=1 -timeout 10m ./tmux/... ./internal/testssh/
-	stage "tmux $v: runner, e2e" go test -count=1 -timeout 10m -run "^($ENGINE_RUN|$E2E_RUN)\$" ./runner/ ./e2e/
+	# Without /proc is macOS's case, whose tmux comes from Homebrew (3.7c here): against 3.4
+	# (Ubuntu, which has /proc) the engine runs with its process table only.
+	skip=""
+	[ "$v" != 3.4 ] || skip='^(TestEngineSetups|TestEngineNestedAndNarrow|TestRunWaitsForInput)$/^noproc$'
+	stage "tmux $v: runner, e2e" go test -count=1 -timeout 10m -run "^($ENGINE_RUN|$E2E_RUN)\$" ${skip:+-skip "$skip"} ./runner/ ./e2e/
 done

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -22,6 +24,7 @@ func TestSnapshotOf(t *testing.T) {
 	p3 := tmx.NewWindow(s1)
 	s2, _ := tmx.NewSession("two")
 	tmx.NewWindow(s2)
+	settleNames(t, tmx)
 	ts := newServer(t, tmx)
 	ctx := context.Background()
 	full, err := ts.Snapshot(ctx, tmux.WithAll)
@@ -149,6 +152,25 @@ func wantLinked(t *testing.T, tmx *testtmux.Server, ts *tmux.Server, panes ...st
 			}
 		}
 	}
+}
+
+// settleNames waits until every pane runs its shell (a pane shows the forked tmux for a moment
+// before the shell is executed, and automatic-rename names its window after it), then turns
+// automatic-rename off, so that two reads see the same names however loaded the machine.
+func settleNames(t *testing.T, tmx *testtmux.Server) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := tmx.Tmux("list-panes", "-a", "-F", "#{pane_current_command}:#{window_name}")
+		if !strings.Contains(out, "tmux") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the panes' shells did not start:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tmx.Tmux("set-option", "-g", "automatic-rename", "off")
 }
 
 func sessionsOf(full *tmux.Snapshot, id string) []tmux.Session {
