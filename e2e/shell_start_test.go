@@ -75,33 +75,38 @@ func TestShellStartedThrough(t *testing.T) {
 		t.Run(su.Name(), func(t *testing.T) {
 			testtmux.RequireShell(t, []string{su.Shell})
 			t.Parallel()
-			sc := startShellClient(t)
-			var tally runTally
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, 4) // a few at once: 20 fish starting together would swamp 2 cores
-			for i := 0; i < 20; i++ {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func() {
-					defer wg.Done()
-					defer func() { <-sem }()
-					p := sc.Tmx.StartShellNoWait(t, su)
-					defer p.Kill()
-					want := fmt.Sprintf("started-%d", i)
-					a := sc.try(tools[i%2], p.ID, "echo "+want+"; sh -c 'exit 4'", runTimeout)
-					kind := ""
-					if screen := capture(sc.Tmx, p.ID); su.Fish && strings.Contains(screen, " . '") {
-						kind = "POSIX framing typed into fish"
-					}
-					tally.addKind(a, a.ok(4, want), kind)
-					b := sc.tryWhenFree(tools[(i+1)%2], p.ID, "echo second", 10*time.Second)
-					tally.add(b, b.ok(0, "second"))
-				}()
-			}
-			wg.Wait()
-			tally.report(t)
+			startedThrough(t, startShellClient(t), su, 20)
 		})
 	}
+}
+
+// startedThrough starts su n times (a few at once), runs at once in each, then a second run:
+// each completes with its status and output.
+func startedThrough(t *testing.T, sc *shellClient, su testtmux.Setup, n int) {
+	var tally runTally
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4) // a few at once: 20 fish starting together would swamp 2 cores
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p := sc.Tmx.StartShellNoWait(t, su)
+			defer p.Kill()
+			want := fmt.Sprintf("started-%d", i)
+			a := sc.try(tools[i%2], p.ID, "echo "+want+"; sh -c 'exit 4'", runTimeout)
+			kind := ""
+			if screen := capture(sc.Tmx, p.ID); su.Fish && strings.Contains(screen, " . '") {
+				kind = "POSIX framing typed into fish"
+			}
+			tally.addKind(a, a.ok(4, want), kind)
+			b := sc.tryWhenFree(tools[(i+1)%2], p.ID, "echo second", 10*time.Second)
+			tally.add(b, b.ok(0, "second"))
+		}()
+	}
+	wg.Wait()
+	tally.report(t)
 }
 
 // TestShellEnvBackToBack (issue 9 item 9): panes started as `env PS1='$ ' <shell>` take 100

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,8 @@ import (
 type shellClient struct {
 	*Client
 	tmpDir string
+	// procHidden: the binary runs with its process table hidden (noProc).
+	procHidden bool
 }
 
 // startShellClient starts a tmux server and a tmux-mcp process whose temporary files go to a
@@ -38,14 +41,14 @@ func startShellClient(t *testing.T, env ...string) *shellClient {
 		t.Fatal(err)
 	}
 	c := startOn(t, tmx, append([]string{"TMPDIR=" + tmp}, env...)...)
-	return &shellClient{Client: c, tmpDir: tmp}
+	return &shellClient{Client: c, tmpDir: tmp, procHidden: slices.Contains(env, noProc)}
 }
 
 // For returns the client as seen by subtest t: its helpers fail t.
 func (sc *shellClient) For(t *testing.T) *shellClient {
 	c := *sc.Client
 	c.t, c.Tmx = t, sc.Tmx.For(t)
-	return &shellClient{Client: &c, tmpDir: sc.tmpDir}
+	return &shellClient{Client: &c, tmpDir: sc.tmpDir, procHidden: sc.procHidden}
 }
 
 // forEachShell runs fn in a parallel subtest per shell, each with its own servers; a shell

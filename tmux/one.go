@@ -14,9 +14,14 @@ import (
 // for an id is not the one Snapshot lists first. Read the whole Snapshot instead.
 var ErrLinked = errors.New("the window is linked more than once")
 
-// linkField is appended to the records SnapshotOf reads of a pane or window: how many
-// sessions (winlinks) hold its window.
-var linkField = field{name: "window_linked_sessions"}
+// linkField is appended to the records SnapshotOf reads of a pane or window: 1 when its
+// window has one winlink, more when it has several. No one variable says so on every version:
+// up to 3.6 window_linked_sessions is the window's reference count (its winlinks) while
+// window_linked compares it with the session's group size (0 for a window shared only through a
+// session group); from 3.7 window_linked_sessions counts sessions, a group once and a window
+// linked twice into one session once, while window_linked says whether the window has more
+// than one winlink anywhere. Either one saying "several" is right on every version.
+var linkField = field{name: "window_links", expr: "#{?window_linked,2,#{window_linked_sessions}}"}
 
 // SnapshotOf is Snapshot narrowed to one object and read from that object alone: tmux formats
 // it and what it holds, never the rest of the server, so the read costs the same on a server

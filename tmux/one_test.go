@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -22,6 +24,7 @@ func TestSnapshotOf(t *testing.T) {
 	p3 := tmx.NewWindow(s1)
 	s2, _ := tmx.NewSession("two")
 	tmx.NewWindow(s2)
+	settleNames(t, tmx)
 	ts := newServer(t, tmx)
 	ctx := context.Background()
 	full, err := ts.Snapshot(ctx, tmux.WithAll)
@@ -84,17 +87,90 @@ func TestSnapshotOf(t *testing.T) {
 	// p3's window linked into session two as well; session three grouped with one.
 	tmx.Tmux("link-window", "-s", p3, "-t", s2+":")
 	tmx.Tmux("new-session", "-d", "-s", "three", "-t", s1)
-	for _, id := range []string{p1, p3} {
-		for _, what := range []tmux.What{tmux.WithPanes, tmux.WithWindows} {
-			if _, _, err := ts.SnapshotOf(ctx, id, what); !errors.Is(err, tmux.ErrLinked) {
-				t.Errorf("SnapshotOf(%s, %v) of a linked window: %v, want ErrLinked", id, what, err)
-			}
-		}
-	}
+	wantLinked(t, tmx, ts, p1, p3)
 	// A session's own windows and panes are exact however they are linked.
 	full, _ = ts.Snapshot(ctx, tmux.WithAll)
 	s := sessionsOf(full, s2)
 	sameOf(t, ts, s2, tmux.WithAll, &tmux.Snapshot{Sessions: s, Windows: full.SessionWindows(s2), Clients: full.Clients, Panes: panesOf(full, s2)})
+}
+
+// TestSnapshotOfLinked checks each way a window comes to have several winlinks on its own,
+// on a server of its own: tmux's variables for it count them differently from version to
+// version (3.7 counts a session group once, and a session once however often it links the
+// window), and SnapshotOf must refuse every one, and take the window again once unlinked.
+func TestSnapshotOfLinked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		link func(tmx *testtmux.Server, s1, s2, pane string)
+	}{
+		{"into another session", func(tmx *testtmux.Server, _, s2, pane string) {
+			tmx.Tmux("link-window", "-s", pane, "-t", s2+":")
+		}},
+		{"twice into its session", func(tmx *testtmux.Server, s1, _, pane string) {
+			tmx.Tmux("link-window", "-s", pane, "-t", s1+":")
+		}},
+		{"through a session group", func(tmx *testtmux.Server, s1, _, _ string) {
+			tmx.Tmux("new-session", "-d", "-s", "grouped", "-t", s1)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmx := testtmux.New(t)
+			s1, p1 := tmx.NewSession("one")
+			s2, p2 := tmx.NewSession("two")
+			ts := newServer(t, tmx)
+			tc.link(tmx, s1, s2, p1)
+			wantLinked(t, tmx, ts, p1)
+			// The other session's window, linked once, stays readable.
+			if _, _, err := ts.SnapshotOf(context.Background(), p2, tmux.WithPanes|tmux.WithWindows); err != nil {
+				t.Errorf("SnapshotOf(%s) of a window linked once: %v", p2, err)
+			}
+		})
+	}
+	// Unlinked again, the window is read as any other.
+	tmx := testtmux.New(t)
+	s1, p1 := tmx.NewSession("one")
+	ts := newServer(t, tmx)
+	w := tmx.Tmux("display-message", "-p", "-t", p1, "#{window_id}")
+	tmx.Tmux("link-window", "-s", w, "-t", s1+":9")
+	wantLinked(t, tmx, ts, p1)
+	tmx.Tmux("unlink-window", "-t", s1+":9")
+	if _, _, err := ts.SnapshotOf(context.Background(), p1, tmux.WithWindows); err != nil {
+		t.Errorf("SnapshotOf(%s) once unlinked: %v", p1, err)
+	}
+}
+
+// wantLinked checks that SnapshotOf refuses each pane, and its window, with ErrLinked.
+func wantLinked(t *testing.T, tmx *testtmux.Server, ts *tmux.Server, panes ...string) {
+	t.Helper()
+	for _, p := range panes {
+		w := tmx.Tmux("display-message", "-p", "-t", p, "#{window_id}")
+		for _, id := range []string{p, w} {
+			for _, what := range []tmux.What{tmux.WithPanes, tmux.WithWindows} {
+				if _, _, err := ts.SnapshotOf(context.Background(), id, what); !errors.Is(err, tmux.ErrLinked) {
+					t.Errorf("SnapshotOf(%s, %v) of a linked window: %v, want ErrLinked", id, what, err)
+				}
+			}
+		}
+	}
+}
+
+// settleNames waits until every pane runs its shell (a pane shows the forked tmux for a moment
+// before the shell is executed, and automatic-rename names its window after it), then turns
+// automatic-rename off, so that two reads see the same names however loaded the machine.
+func settleNames(t *testing.T, tmx *testtmux.Server) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := tmx.Tmux("list-panes", "-a", "-F", "#{pane_current_command}:#{window_name}")
+		if !strings.Contains(out, "tmux") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the panes' shells did not start:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tmx.Tmux("set-option", "-g", "automatic-rename", "off")
 }
 
 func sessionsOf(full *tmux.Snapshot, id string) []tmux.Session {

@@ -240,10 +240,33 @@ func (d *Sshd) writeConfig(hostKey string) error {
 		"PrintMotd no",
 		"MaxSessions 64",
 		"MaxStartups 64",
-		"SetEnv TMUX_TMPDIR=" + d.TmuxTmpdir + " HOME=" + d.Home + " TMPDIR=" + d.Tmpdir,
+		"SetEnv TMUX_TMPDIR=" + d.TmuxTmpdir + " HOME=" + d.Home + " TMPDIR=" + d.Tmpdir + " PATH=" + sessionPath(),
 		"",
 	}, "\n")
 	return os.WriteFile(d.conf, []byte(conf), 0o600)
+}
+
+// sshPath is the PATH sshd gives a session unless told otherwise (Debian's default).
+const sshPath = "/usr/local/bin:/usr/bin:/bin:/usr/games"
+
+// sessionPath is the PATH of the sessions an sshd starts: sshd's own, after the directory of
+// the tmux this test runs (the first on its PATH), so that the "other host" runs the same
+// tmux version as the servers the test starts itself; a tmux client of another version than
+// its server's fails ("server exited unexpectedly"). A directory sshd_config cannot carry
+// unquoted is left out (the system's tmux is found then).
+func sessionPath() string {
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		return sshPath
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	dir := filepath.Dir(bin)
+	if strings.ContainsAny(dir, " \t\"'\\:") {
+		return sshPath
+	}
+	return dir + ":" + sshPath
 }
 
 func freePort() (int, error) {

@@ -20,6 +20,13 @@ func TestStart(t *testing.T) {
 	if got, want := strings.TrimSpace(string(out)), d.TmuxTmpdir+" "+d.Home; got != want {
 		t.Errorf("remote environment %q, want %q", got, want)
 	}
+	// The host runs the tmux the test runs (the first on its PATH), whichever version that is.
+	if local, err := exec.Command("tmux", "-V").Output(); err == nil {
+		out, err := exec.Command("ssh", "-F", n.Config, "-o", "BatchMode=yes", "--", "h1", "tmux -V").CombinedOutput()
+		if err != nil || string(out) != string(local) {
+			t.Errorf("the host's tmux -V: %q (%v), want %q", out, err, local)
+		}
+	}
 	out, err = exec.Command("ssh", "-F", n.Config, "-o", "BatchMode=yes", "--", "nokey", "true").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "Permission denied") {
 		t.Errorf("nokey: err %v, output %s", err, out)

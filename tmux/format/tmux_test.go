@@ -38,15 +38,7 @@ func newHostile(t testing.TB) *hostile {
 	job := "#(touch " + h.dir + "/ran)"
 	sid, pane := tmx.NewSession("fmt")
 	h.pane = pane
-	tmx.Tmux("send-keys", "-t", pane, "-l", `printf '\033]2;%s\033\\' '`+job+`'`)
-	tmx.Tmux("send-keys", "-t", pane, "Enter")
-	deadline := time.Now().Add(10 * time.Second)
-	for tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_title}") != job {
-		if time.Now().After(deadline) {
-			t.Fatal("the pane did not set its title")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	h.setTitle(t, job)
 	for _, args := range [][]string{
 		{"set-option", "-g", "@evil", job}, {"set-option", "-g", "status-left", job},
 		{"set-option", "-t", sid, "@sevil", job}, {"set-option", "-w", "-t", pane, "@wevil", job},
@@ -63,6 +55,36 @@ func newHostile(t testing.TB) *hostile {
 		t.Fatal("a job ran while the fixture was set up")
 	}
 	return h
+}
+
+// setTitle has the pane set its own title to job with OSC 2, as a program in it can. tmux 3.7
+// and later defuse a "#(" in a title that a pane sets (it becomes "_("): there the test checks
+// that it did, and sets the title with select-pane -T instead, as a program with access to
+// tmux can, so that every format reading the title still meets a job. Until 3.6 the pane's
+// own title holds it.
+func (h *hostile) setTitle(t testing.TB, job string) {
+	t.Helper()
+	tmx, pane := h.tmx, h.pane
+	tmx.Tmux("send-keys", "-t", pane, "-l", `printf '\033]2;%s\033\\' '`+job+`'`)
+	tmx.Tmux("send-keys", "-t", pane, "Enter")
+	defused := strings.Replace(job, "#(", "_(", 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		switch title := tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_title}"); title {
+		case job:
+			return
+		case defused:
+			tmx.Tmux("select-pane", "-t", pane, "-T", format.Escape(job))
+			if title := tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_title}"); title != job {
+				t.Fatalf("select-pane -T set the title %q, want %q", title, job)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the pane did not set its title")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // expand expands f against the pane with display-message -p, as display_message does.
