@@ -1,6 +1,6 @@
 package e2e
 
-// Issue 22: an agent's ordinary day, each trap driven through the built binary as an agent
+// An agent's ordinary day, each trap driven through the built binary as an agent
 // would meet it.
 
 import (

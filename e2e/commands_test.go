@@ -85,7 +85,7 @@ func personTypes(tmx *testtmux.Server, pane, line string) {
 	tmx.Tmux("send-keys", "-t", pane, "Enter")
 }
 
-// commandSession types the commands into pane and checks what list_commands and
+// commandSession types ordinary commands (statuses, cd, long output) into pane and checks what list_commands and
 // get_command_output say of them. first is the number of commands listed before.
 func commandSession(t *testing.T, c *Client, pane, shell, home string, first int) {
 	t.Helper()

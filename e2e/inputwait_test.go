@@ -15,7 +15,7 @@ type inputRunOut struct {
 	InputHint      string  `json:"input_hint"`
 }
 
-// TestRunWaitsForInput (issue 22 item 4): a run whose command blocks reading the terminal (a
+// TestRunWaitsForInput: a run whose command blocks reading the terminal (a
 // pager, python's input(), read -p, a password prompt) returns once the pane is quiet, long
 // before its timeout, with waiting_for_input, the prompt and what to do; the answer goes with
 // send_keys to_running_command and wait_for_run returns the end. With the process table and
@@ -35,8 +35,8 @@ func TestRunWaitsForInput(t *testing.T) {
 		{"password", `read -s -p 'Password: ' pw; echo; echo "length ${#pw}"`, "Password: ", "hidden input", step{literal: "secret"}, "length 6", ""},
 	}
 	for _, mode := range []string{"proc", "noproc"} {
-		// The answer's echo is the running command's, kept out of its output (issue 22
-		// item 5 keeps the line break): only the end of the last line is compared.
+		// The answer's echo is the running command's, kept out of its output (its line
+		// break stays): only the end of the last line is compared.
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			var env []string

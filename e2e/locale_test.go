@@ -9,7 +9,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
-// Issue 10 §1: MCP clients start servers with a bare environment (env -i with PATH and HOME),
+// MCP clients start servers with a bare environment (env -i with PATH and HOME),
 // or with LANG=C or LC_ALL=POSIX. tmux then took its clients for non-UTF-8 terminals and
 // turned every non-ASCII byte it printed into "_" (U+241E, the field separator, included):
 // every read failed ("missing separator before session_name"). Here the binary starts the tmux

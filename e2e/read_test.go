@@ -520,7 +520,7 @@ func TestSearchPanes(t *testing.T) {
 }
 
 // TestSearchPanesScale: 200 panes with 2,000 lines of history each, searched in one call. The
-// target (quality.md) is 150 ms; on a loaded machine the test compares with the raw floor, tmux
+// target is 150 ms (docs/performance.md); on a loaded machine the test compares with the raw floor, tmux
 // itself capturing the same text into a spawned client, measured side by side.
 func TestSearchPanesScale(t *testing.T) {
 	if testing.Short() {

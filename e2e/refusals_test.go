@@ -36,8 +36,8 @@ func setOwnTitle(t *testing.T, c *Client, pane, title string) {
 	}
 }
 
-// TestDisplayMessageValueExpansion: a pane sets its own title to a shell job; the formats of
-// issue 9 that expanded it (the guard took the first : or } after #{ for the end of the
+// TestDisplayMessageValueExpansion: a pane sets its own title to a shell job; the formats that
+// once expanded it (the guard took the first : or } after #{ for the end of the
 // modifiers, but tmux skips nested #{…}) are refused, naming what and where, and nothing runs.
 func TestDisplayMessageValueExpansion(t *testing.T) {
 	c := start(t)
@@ -203,7 +203,7 @@ func TestCanonicalNumbers(t *testing.T) {
 }
 
 // TestSetOptionTarget: a session or window target of a pane or window option is refused,
-// naming the kind the scope needs (it used to be re-aimed at the active one, issue 20 item 7);
+// naming the kind the scope needs (never silently re-aimed at the active one);
 // without a target, the first session's active pane or window is used and reported; #( is
 // taken in user options, which tmux never expands on its own.
 func TestSetOptionTarget(t *testing.T) {

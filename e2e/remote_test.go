@@ -19,7 +19,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
-// Other hosts (issue 14): each test host is a private sshd on 127.0.0.1 with a tmux server of
+// Other hosts: each test host is a private sshd on 127.0.0.1 with a tmux server of
 // the test's own on the default socket of the sessions it starts, reached by tmux-mcp through
 // ssh -F with the test's config, keys and known_hosts. Nothing leaves the machine.
 //
@@ -444,8 +444,8 @@ func TestRemoteSSHDKilled(t *testing.T) {
 	if !res.IsError {
 		t.Errorf("RUNNER: a run whose connection dropped succeeded: %s", text(res))
 	}
-	// Issue 14 asks for 1 s; the bound is wider for a loaded machine (it measures the end of
-	// the control connection's ssh, not tmux-mcp's work).
+	// The aim is 1 s; the bound is wider for a loaded machine (it measures the end of the
+	// control connection's ssh, not tmux-mcp's work).
 	if el > 3*time.Second {
 		t.Errorf("RUNNER: the run ended %v after the connection dropped, want within 1 s", el)
 	}

@@ -149,7 +149,7 @@ var shellCases = []shellCase{
 	{name: "stderr", cmd: "echo out; echo err >&2", status: 0, output: "out\nerr"},
 }
 
-// TestRunShells runs the shell matrix of quality.md through the MCP client, one pane per shell.
+// TestRunShells runs every supported shell through the MCP client, one pane per shell.
 func TestRunShells(t *testing.T) {
 	shells := []struct {
 		name string
@@ -877,7 +877,7 @@ func TestRunCommandTool(t *testing.T) {
 }
 
 // TestRunLatency measures run_shell_command of `true` in a bash pane end to end through the MCP
-// client (quality.md: median <= 3 ms, p95 <= 6 ms), side by side with the floor the shell itself
+// client (target: median <= 3 ms, p95 <= 6 ms), side by side with the floor the shell itself
 // sets on this machine: the same two subshells typed straight into the pane and seen back over
 // control mode. Forks are slow on loaded machines; the test checks the overhead over the floor.
 func TestRunLatency(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
-// Names a wrapper or a typed line could use, defined by the user in the interactive shell
-// (issue 10 §2). Fish reserves some (eval, set, builtin, command, status, string, read,
+// Names a wrapper or a typed line could use, defined by the user in the interactive shell (as
+// users do: an alias or function named printf or source must not change what a run does). Fish reserves some (eval, set, builtin, command, status, string, read,
 // return): defining them fails there, and the case says so and is skipped.
 var (
 	posixHijackNames = []string{"eval", "trap", ".", "source", "command", "builtin", "printf", "set", "unset", "exit", "return", "read", "history", "print"}

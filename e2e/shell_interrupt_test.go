@@ -12,11 +12,11 @@ import (
 // The terminal's echo of the keystroke (^C) may come between: it is not asserted either way.
 var interruptRe = regexp.MustCompile(`^armed\n(\^C\n?)?got$`)
 
-// TestShellCommandTrapsInterrupt (issue 10 §2, ksh93): a command's own INT trap sees the C-c
+// TestShellCommandTrapsInterrupt: a command's own INT trap sees the C-c
 // a person (or send_keys) types while it runs: `trap 'echo got; exit 3' INT; echo armed;
 // sleep 5` ends at once with exit 3 and "got" after "armed", and the pane is free for the
-// next run. Issue 10 names ksh93 (under its nested frame the trap never fires and the pane
-// stays busy); every POSIX shell is held to the same. The C-c is sent once "armed" is on
+// next run. ksh93 is the one that broke (under a nested frame the trap never fired and the
+// pane stayed busy); every POSIX shell is held to the same. The C-c is sent once "armed" is on
 // the screen (ksh93's sleep is a builtin: no process to wait for). fish has no trap builtin
 // of this kind and is left out.
 func TestShellCommandTrapsInterrupt(t *testing.T) {

@@ -21,7 +21,7 @@ var noProc = termstate.HideEnv + "=1"
 // is taken to be at its prompt once it printed nothing for a moment (runner/terminal.go,
 // settle), and rc's prompt, computed by command substitutions that fork, takes longer than
 // that on a loaded machine: the next line is typed before the prompt shows and its echo stays
-// on the screen (the run itself completes). Not fixed yet (issue 21).
+// on the screen (the run itself completes). Not fixed yet.
 func noProcSetups(shell string) []testtmux.Setup {
 	var out []testtmux.Setup
 	for _, su := range testtmux.Configs(shell) {
@@ -40,7 +40,7 @@ func noProcSetups(shell string) []testtmux.Setup {
 }
 
 // noProcHijacks are the definitions TestShellNoProc makes before runs: a function named
-// printf (the one the issue saw time out in zsh without /proc) and one named command.
+// printf (one that made runs time out in zsh without /proc) and one named command.
 var noProcHijacks = []hijack{{"function", "printf"}, {"function", "command"}}
 
 // TestShellNoProc: the shell matrix through the binary with its process table hidden, as on

@@ -6,7 +6,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
-// TestShellOutputFidelity (issue 10 §3, output): text that merely looks like a marker is the
+// TestShellOutputFidelity: text that merely looks like a marker is the
 // command's output, kept and not flagged as foreign (only markers of ids this server minted
 // may be removed), and trailing blank lines are kept, in every set-up and through both tools.
 func TestShellOutputFidelity(t *testing.T) {

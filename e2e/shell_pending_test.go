@@ -17,7 +17,7 @@ type pendingCase struct {
 	cursor string // end; left (three Left keys); normal (vi: Escape, the editor in command mode)
 }
 
-// TestShellPendingInput (issue 9 item 1): text typed with send_keys enter=false and left on
+// TestShellPendingInput: text typed with send_keys enter=false and left on
 // the command line, in emacs and vi mode, the cursor at its end or moved left (or the vi
 // editor in command mode), never runs when run_shell_command runs `echo hi`: the file it
 // would touch never appears and the directory a half-typed `rm -rf ` names survives. The run

@@ -58,7 +58,7 @@ func (r *runTally) report(t *testing.T) {
 	}
 }
 
-// TestShellStartedThrough (issue 10 §4): fish and ksh93 started through sh -c (exec'd, or
+// TestShellStartedThrough: fish and ksh93 started through sh -c (exec'd, or
 // as sh's child) or env, and run at once after the window is created, 20 times each: every
 // run completes with its status and output (never framed as POSIX in fish, never refused as
 // "not a shell" while the shell starts), and the pane takes a second run.
@@ -109,7 +109,7 @@ func startedThrough(t *testing.T, sc *shellClient, su testtmux.Setup, n int) {
 	tally.report(t)
 }
 
-// TestShellEnvBackToBack (issue 9 item 9): panes started as `env PS1='$ ' <shell>` take 100
+// TestShellEnvBackToBack: panes started as `env PS1='$ ' <shell>` take 100
 // back-to-back runs, never refused as "not a shell" though tmux may name the pane's start
 // command (env) for a moment after each command ends.
 func TestShellEnvBackToBack(t *testing.T) {
@@ -136,7 +136,7 @@ func TestShellEnvBackToBack(t *testing.T) {
 	}
 }
 
-// TestShellBusybox (issue 10 §4): busybox ash and busybox sh are shells (their process is
+// TestShellBusybox: busybox ash and busybox sh are shells (their process is
 // busybox), and runs in them report their status.
 func TestShellBusybox(t *testing.T) {
 	for _, su := range []testtmux.Setup{

@@ -58,7 +58,7 @@ func seqLines(from, to int) string {
 	return b.String()
 }
 
-// TestShellNoTraces (issue 10 §3): after 20 mixed runs in each set-up, nothing of the framing
+// TestShellNoTraces: after 20 mixed runs in each set-up, nothing of the framing
 // is left where a person or a later program could see it: the whole scrollback and the
 // screen, the pane's title (set by the realistic set-ups' preexec hooks), a pipe_pane log
 // as a terminal shows it, the shell's history (as the shell lists it, and its files in HOME
@@ -135,7 +135,7 @@ func tracesCase(t *testing.T, sc *shellClient, su testtmux.Setup) {
 			// Without a process table a line editor is taken to be at its prompt once its
 			// terminal is raw, which it may set before it has drawn a prompt that takes long
 			// (fish's two-line rc prompt on a loaded machine): the line is then shown beside
-			// the prompt's first line. Reported, not judged (issue 21 leaves it open).
+			// the prompt's first line. Reported, not judged (not fixed yet).
 			checkTypedLines(&logOnly{t}, capture(sc.Tmx, p.ID), typed)
 			return
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Issue 9 item 2: cycles of create_session, list_sessions, get_session_info, rename_session, a
+// Cycles of create_session, list_sessions, get_session_info, rename_session, a
 // read of tmux://sessions/{name} and kill_session over 11 names crashed tmux 3.3a (SIGSEGV in
 // control_write) in 5 of 8 loops of 11 cycles: the server's own control clients attached (the
 // command client, the per-session topology watches behind list_changed) while renames, creates,
@@ -60,7 +60,7 @@ func TestSessionCycleStress(t *testing.T) {
 	}
 }
 
-// sessionCycle is one cycle of the issue: create, list, get, rename, read the resource, kill.
+// sessionCycle is one cycle of TestSessionCycleStress: create, list, get, rename, read the resource, kill.
 func sessionCycle(cs *mcp.ClientSession, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

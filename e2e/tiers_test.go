@@ -102,7 +102,7 @@ func TestToolsAllowList(t *testing.T) {
 }
 
 // TestAnnotations checks the tier and annotation preset of each tool this file's groups
-// declare (tools.md).
+// declare (docs/tools.md lists them).
 func TestAnnotations(t *testing.T) {
 	type ann struct{ ro, destr, idem, open bool }
 	var (

@@ -155,7 +155,7 @@ func TestBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The budget: a 120×40 pane's PNG is at most 80 KB.
+	// The budget: a 120×40 pane's PNG is at most 80 KB (it goes into an agent's context).
 	if len(b) > 80_000 {
 		t.Errorf("120x40 PNG is %d bytes", len(b))
 	}

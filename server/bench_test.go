@@ -218,8 +218,8 @@ func sdkMarshal(v any) ([]byte, error) {
 }
 
 // BenchmarkCapturePaneHistoryMCP measures capture_pane of one pane's 2,000 lines of history on
-// a 200-pane server through the go-sdk over an in-memory transport (issue 15: target ≤ 1.5 ms
-// end to end): the resolution of the pane, tmux's capture and the result's encoding.
+// a 200-pane server through the go-sdk over an in-memory transport (target: ≤ 1.5 ms end
+// to end, docs/performance.md): the resolution of the pane, tmux's capture and the result's encoding.
 func BenchmarkCapturePaneHistoryMCP(b *testing.B) {
 	srv, tmx, pane := newTestServer(b, policy.Mutating)
 	tmx.Tmux("respawn-pane", "-k", "-t", pane, "seq -f 'line %g of the history' 2000; exec cat")
@@ -261,7 +261,7 @@ func BenchmarkCapturePaneHistoryMCP(b *testing.B) {
 }
 
 // BenchmarkResolvePane measures capture_pane of one pane's screen in-process on a 1-pane and a
-// 1,000-pane server (issue 15: a call on a pane costs what its target costs, not what the
+// 1,000-pane server (a call on a pane should cost what its target costs, not what the
 // server holds): the pane's resolution and its capture, in one round trip to tmux.
 func BenchmarkResolvePane(b *testing.B) {
 	for _, n := range []int{1, 1000} {

@@ -32,7 +32,7 @@ func (rs *readState) close() {
 	rs.live.CloseAll()
 }
 
-// The resource templates of tools.md; get_pane_content is seed 001, verbatim (server/seeds).
+// The resource templates; get_pane_content is seed 001, verbatim (server/seeds).
 var resourceTemplates = []*mcp.ResourceTemplate{
 	{
 		Name: "get_sessions", Title: "All Sessions", MIMEType: "application/json",

@@ -17,7 +17,7 @@ import (
 )
 
 // runTools: run_shell_command (the seeded contract) and run_command (the Python-style one), both
-// on the runner engine (engine.md §3).
+// on the runner engine (package runner).
 func runTools() []*Tool {
 	return []*Tool{
 		define(strictSeed(seeded(spec{Name: "run_shell_command", Title: "Run Shell Command", Tier: policy.Mutating, Toolsets: []string{policy.Execute}, Ann: annSEED, Blocking: true})),
@@ -27,7 +27,7 @@ func runTools() []*Tool {
 	}
 }
 
-// Run limits (tools.md, run_shell_command).
+// Run limits of run_shell_command and run_command.
 const (
 	defaultRunTimeout = 30 * time.Second
 	// maxRunText bounds a result's text block; the output gets all of it but room for notices.
@@ -71,7 +71,7 @@ type runArgs struct {
 	forceArg bool          // the tool takes force (run_shell_command), which hints name
 }
 
-// runInPane runs the preflight, reserves the pane and runs the command (engine.md §3).
+// runInPane runs the preflight, reserves the pane and runs the command.
 func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Result, error) {
 	var res runner.Result
 	if err := runner.ValidateCommand(a.command); err != nil {
@@ -258,7 +258,7 @@ func (c *Call) paneGone(pane string) string {
 	return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited)", pane)
 }
 
-// Text is the output, a blank line, then how it ended (engine.md §3.8). It never suggests
+// Text is the output, a blank line, then how it ended. It never suggests
 // running the command again: that would run it twice.
 func (o runShellOut) Text() string {
 	var b strings.Builder

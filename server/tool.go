@@ -26,7 +26,7 @@ import (
 // Annotations are a tool's MCP hints.
 type Annotations struct{ ReadOnly, Destructive, Idempotent, OpenWorld bool }
 
-// The annotation presets of tools.md.
+// The annotation presets (docs/tools.md lists them).
 var (
 	annRO     = Annotations{ReadOnly: true, Idempotent: true}
 	annMUT    = Annotations{Idempotent: true}

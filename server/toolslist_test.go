@@ -19,8 +19,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 )
 
-// maxToolsList bounds the tools/list response at the default tier, in bytes: it was 114 KB
-// (about 28,000 tokens of an agent's context) when issue 10 asked for at most half of that.
+// maxToolsList bounds the tools/list response at the default tier, in bytes: a client puts all
+// of it in an agent's context, so it stays at half the 114 KB (about 28,000 tokens) it once was.
 const maxToolsList = 57_000
 
 var tiers = []policy.Tier{policy.ReadOnly, policy.Mutating, policy.Destructive}
@@ -136,7 +136,7 @@ func TestAdvertisedMatchesStrict(t *testing.T) {
 	}
 }
 
-// nullable lists the arguments libtmux-mcp takes null for (research/libtmux-mcp.md), beyond
+// nullable lists the arguments libtmux-mcp (the Python server) takes null for, beyond
 // the shared ones (socket_name and the pane, window and session targets, in every tool).
 var nullable = map[string][]string{
 	"capture_pane":     {"start", "end", "max_lines"},

@@ -1,7 +1,7 @@
 // Package shellrun frames a command for an interactive shell and parses the framed output
 // back out of a pane's output stream.
 //
-// It is pure: it knows nothing about tmux or MCP. The engine (see spec/engine.md §3) mints an
+// It is pure: it knows nothing about tmux or MCP. The runner (package runner) mints an
 // id with [NewID], types [ClearKeys] and [Line] into the pane, waits until the shell shows the
 // line, writes the text from [Script] to the path the line names (with a [Redraw] for where
 // the line sits on the screen), presses Enter, and feeds the pane's output to [Parse] until

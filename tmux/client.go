@@ -32,9 +32,8 @@ const slowHostFailure = 500 * time.Millisecond
 // command client, topology watches). They are given to attach-session -f, never set later by
 // refresh-client -f: in tmux 3.3a, turning no-output on frees the client's pane records but
 // leaves their pending %output blocks queued, and every later line (replies, notifications)
-// waits behind the first of them for good. A client attached to a session whose pane was
-// printing then never answered again: requests waited their whole 5 s deadline, and the
-// close after it 0.5 s more (issue 9 item 8: create_session "did not answer in time").
+// waits behind the first of them for good: a client attached to a session whose pane was
+// printing would never answer again (create_session "did not answer in time").
 const quietFlags = "no-output,ignore-size"
 
 // client is one control-mode client process and its connection.

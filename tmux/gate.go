@@ -8,7 +8,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
 )
 
-// attachGate keeps tmux 3.3a alive while one of our control clients attaches (issue 9 item 2).
+// attachGate keeps tmux 3.3a alive while one of our control clients attaches.
 //
 // tmux 3.3a crashes (SIGSEGV at address 0x20 in control_write) when it sends a control-mode
 // notification to a control client that is still identifying itself. A new client's identify

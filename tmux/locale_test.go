@@ -13,8 +13,8 @@ import (
 )
 
 // Whatever the caller's locale, tmux's output reaches us byte for byte, over control mode and
-// through spawned processes (issue 10 §1: without a UTF-8 locale tmux printed "_" for every
-// non-ASCII byte).
+// through spawned processes (without a UTF-8 locale tmux prints "_" for every non-ASCII
+// byte).
 func TestAnyLocale(t *testing.T) {
 	tmx := testtmux.New(t)
 	tmx.NewSession("s")

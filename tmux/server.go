@@ -182,7 +182,7 @@ func (c Config) socketPath() string {
 // -u makes tmux treat the client as UTF-8 whatever the caller's locale. Without it tmux
 // decides from LC_ALL, LC_CTYPE and LANG, and under the bare environment MCP clients give
 // their servers (env -i, LANG=C, LC_ALL=POSIX) it printed every non-ASCII byte of names,
-// titles and formats as "_", our U+241E field separator included (issue 10 §1). The tmux
+// titles and formats as "_", our U+241E field separator included. The tmux
 // server picks a UTF-8 locale of its own (C.UTF-8 or en_US.UTF-8) whatever its environment.
 func (s *Server) argv(args ...string) []string {
 	return append(append([]string{"-u"}, s.SocketArgs()...), args...)

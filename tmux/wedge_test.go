@@ -11,7 +11,7 @@ import (
 )
 
 // A control client that attaches to a session whose pane is printing, then turns its output
-// off with refresh-client -f no-output, is wedged for good in tmux 3.3a (issue 9 item 8): the
+// off with refresh-client -f no-output, is wedged for good in tmux 3.3a: the
 // flag frees the client's pane records but leaves their pending output blocks queued, and every
 // later line (replies, notifications) waits behind the first of them. The engine's command
 // client and topology watches must therefore be answered while a pane floods their session.

@@ -62,19 +62,20 @@ type config struct {
 type row struct {
 	what, value, floor, ratio, target string
 	// met says whether the target is met: "yes", "no", or "by ratio" when only the target
-	// scaled by the spec's reference floor is (quality.md: every speed target is a ratio to a
-	// floor measured in the same run; its reference floors were measured on a faster machine).
+	// scaled by its reference floor is: each speed target is a ratio to a floor measured in the
+	// same run, and the reference floors were measured on a faster machine than this one.
 	met string
 }
 
-// Reference floors of spec/quality.md, which scale its absolute targets to this machine.
+// Reference floors of the project's first speed targets, which scale those absolute targets to
+// this machine.
 const (
 	refControl = 30 * time.Microsecond  // a control-mode round trip
 	refEcho    = 200 * time.Microsecond // send-keys of echo and its output back
 )
 
-// Reference floors of issue 15's table, measured with its targets on a faster machine: they
-// scale its absolute targets to this one as quality.md's do.
+// Reference floors of the targets at scale, measured with them on a faster machine: they scale
+// those absolute targets to this one in the same way.
 const (
 	refStart     = 3350 * time.Microsecond // tmux-mcp's process start (tmux-mcp version)
 	refListPanes = 22 * time.Millisecond   // control-mode list-panes -a over 1,000 panes
@@ -206,19 +207,19 @@ func startupRows(b *bench) ([]row, error) {
 		{what: fmt.Sprintf("startup to initialize reply (n=%d)", len(startups)), value: stat(startups), floor: floor, ratio: ratio(startups, startFloor), target: "≤ 20 ms",
 			met: yesNo(startups.pct(0.5) <= 20*time.Millisecond)},
 		// The go-sdk client's own work on a 57 KB list (it decodes every tool's schemas) is in
-		// this row; the next, as issue 15 measured it, has the server's alone.
+		// this row; the next, with a bare client, has the server's alone.
 		{what: "startup to tools/list reply, go-sdk client", value: stat(listed), floor: floor, ratio: ratio(listed, startFloor)},
 		{what: fmt.Sprintf("startup to tools/list reply, bare JSON-RPC client (n=%d)", len(bareListed)), value: stat(bareListed), floor: floor, ratio: ratio(bareListed, startFloor),
-			target: "≤ 10 ms (issue 15)", met: verdict(bareListed.pct(0.5), 10*time.Millisecond, startFloor.pct(0.5), refStart)},
+			target: "≤ 10 ms", met: verdict(bareListed.pct(0.5), 10*time.Millisecond, startFloor.pct(0.5), refStart)},
 	}
 	sizes, err := toolsListRows(b.cfg.bin, b.tmx)
 	return append(rows, sizes...), err
 }
 
 // cheapReadRows times list_sessions with its floors: the go-sdk client, a bare client and a
-// bare control-mode client, each for n calls in a row. Back to back, as the spec's reference
+// bare control-mode client, each for n calls in a row. Back to back, as the reference
 // floors were measured: on these VMs a call after an idle moment is slower in every process
-// involved (README, Benchmark).
+// involved (docs/performance.md, Running the benchmark).
 func cheapReadRows(b *bench) ([]row, error) {
 	raw, err := startRaw(b.cfg.bin, b.tmx)
 	if err != nil {
@@ -369,7 +370,7 @@ func printRows(rows []row) {
 	}
 }
 
-var header = row{what: "what", value: "median / p95", floor: "floor in the same run", ratio: "ratio", met: "met", target: "target (spec/quality.md)"}
+var header = row{what: "what", value: "median / p95", floor: "floor in the same run", ratio: "ratio", met: "met", target: "target (docs/performance.md)"}
 
 // pad pads s with spaces to n runes (fmt's widths count bytes, and the table holds × and ≤).
 func pad(s string, n int) string {

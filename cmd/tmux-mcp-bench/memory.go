@@ -7,7 +7,7 @@ import (
 )
 
 // memoryRows runs one big command in a server process of its own and reports that process's
-// peak RSS after it (issue 15): 50 MB of output, which streams through the live pane stream and
+// peak RSS after it: 50 MB of output, which streams through the live pane stream and
 // the runner's window, and seq 1 100000, whose whole output is kept (588,895 bytes).
 func memoryRows(ctx context.Context, bin string, tmx *benchTmux) ([]row, error) {
 	var rows []row
@@ -34,7 +34,7 @@ func memoryRows(ctx context.Context, bin string, tmx *benchTmux) ([]row, error) 
 			return nil, fmt.Errorf("%s: %w", m.what, err)
 		}
 		rows = append(rows, row{what: "peak RSS of a server after " + m.what, value: fmt.Sprintf("%.1f MB", rss),
-			target: fmt.Sprintf("≤ %.0f MB (issue 15)", m.limit), met: yesNo(rss <= m.limit)})
+			target: fmt.Sprintf("≤ %.0f MB", m.limit), met: yesNo(rss <= m.limit)})
 	}
 	return rows, nil
 }

@@ -18,7 +18,7 @@ import (
 // through a private sshd on 127.0.0.1 (internal/testssh), as the default host, beside the
 // local rows of the same run (local list_sessions ls and run_shell_command rs). The floor is
 // the ssh round trip itself: a line sent through an ssh session to cat and back. The target
-// (issue 14) is 1.5× the local figure plus that floor.
+// is 1.5× the local figure plus that floor.
 func remoteRows(ctx context.Context, bin, dir string, n, runs int, ls, rs samples) ([]row, error) {
 	if err := testssh.Available(); err != nil {
 		return []row{{what: "host over loopback ssh", value: "skipped", target: err.Error()}}, nil

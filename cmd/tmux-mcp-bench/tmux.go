@@ -185,7 +185,7 @@ func (c *ctl) close() {
 
 // ctlFloor is a bare control-mode client: one write, then lines read until the reply's %end,
 // in one goroutine. Its round trip is what tmux and the pipes cost, with no client machinery;
-// the spec's "~0.03 ms" reference is this.
+// the reference floor refControl (0.03 ms) is this.
 type ctlFloor struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser

@@ -11,8 +11,8 @@ import (
 )
 
 // doctor checks what the server will see, in the server's environment: under env -i or LANG=C
-// a running tmux server is running and reads back non-ASCII text exactly (issue 10 §1: it said
-// "not running" and all green).
+// a running tmux server is running and reads back non-ASCII text exactly (under a bare locale tmux
+// prints non-ASCII as "_", and doctor must not then say "not running" and all green).
 func TestDoctorAnyEnvironment(t *testing.T) {
 	tmx := testtmux.New(t)
 	tmx.NewSession("dóc")

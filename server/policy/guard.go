@@ -8,8 +8,8 @@ import (
 // SelfHint is what to do instead of touching the place this MCP server runs in.
 const SelfHint = "This MCP server runs there (is_caller=true in list_panes marks its pane); work in other panes, windows or sessions, or do it yourself from a terminal if you really mean it."
 
-// Place is where this MCP server runs on one tmux server, for the self-protection guards
-// (engine.md §5): when unsure, the guards refuse. A pane a person watches is the runner's
+// Place is where this MCP server runs on one tmux server, for the self-protection guards:
+// when unsure, the guards refuse (a wrong guess could kill or type into the agent's own pane). A pane a person watches is the runner's
 // guard (runner.Guard), which knows the pane's clients.
 type Place struct {
 	On       bool            // the caller is, or may be, inside this tmux server

@@ -31,7 +31,8 @@ var safeFormats = []string{
 // hazards could each run a job, expand a value as a format, or make tmux misbehave; want is a
 // part of the message.
 var hazards = []struct{ f, want string }{
-	// The three reproducers: the modifier list ends after the nested #{pane_id}.
+	// Formats that once got past the guard, which took the first : or } for the end of the
+	// modifier list: it ends after the nested #{pane_id}.
 	{"#{s/#{pane_id}/x/;E:pane_title}", "the E: modifier at byte 19"},
 	{"#{?#{pane_id},#{s/#{pane_id}//;E:pane_title},}", "the E: modifier at byte 32"},
 	{"#{s/#{pane_id}/x/;T:pane_title}", "the T: modifier at byte 19"},

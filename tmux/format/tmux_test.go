@@ -117,8 +117,8 @@ func (h *hostile) ran(wait ...time.Duration) bool {
 	}
 }
 
-// TestHostileFixtureRunsJobs shows that the fixture catches a job: each of the issue's
-// reproducers, expanded without the guard, runs the pane's title. Check refuses them all.
+// TestHostileFixtureRunsJobs shows that the fixture catches a job: each of the formats
+// that once got past the guard, expanded without the guard, runs the pane's title. Check refuses them all.
 func TestHostileFixtureRunsJobs(t *testing.T) {
 	for _, f := range []string{
 		"#{s/#{pane_id}/x/;E:pane_title}",
