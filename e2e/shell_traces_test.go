@@ -219,8 +219,8 @@ var escapeRe = regexp.MustCompile("\x1b[\\]P_^X][^\x07\x1b]*(\x07|\x1b\\\\)?|\x1
 func stripEscapes(s string) string { return escapeRe.ReplaceAllString(s, "") }
 
 // historyLimits are the shells that record every line they read and offer no way to delete
-// a history entry: there the typed line stays in the history (shellrun's doc and the README
-// say so). zsh keeps it out when configured with HIST_IGNORE_SPACE (TestShellHistoryIgnoreSpace).
+// a history entry: there the typed line stays in the history (shellrun's doc and
+// docs/running-commands.md say so). zsh keeps it out when configured with HIST_IGNORE_SPACE (TestShellHistoryIgnoreSpace).
 var historyLimits = map[string]string{
 	"zsh": "zsh cannot delete a history entry: without HIST_IGNORE_SPACE the typed line stays in its history",
 	"ksh": "ksh93 records every line it reads and cannot delete a history entry",

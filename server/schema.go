@@ -140,10 +140,10 @@ func validationSchema(strict *jsonschema.Schema) *jsonschema.Schema {
 // advertisedOutput is the output schema tools/list shows: each field of the result with its
 // type, one level deep (an object inside the result is typed "object", an array gives the type
 // of its items), with no descriptions and no required list. It stays true of every result
-// (null where a field can be null), and it is what the size allows: the full inferred schemas
-// were 44 KB of the default tier's 124 KB tools/list, these are 20 KB, and 10 KB once a result
-// like an earlier tool's is named rather than repeated (sameOutputs). The tool descriptions
-// say what a field means where its name does not.
+// (null where a field can be null), and it is what the size allows: a client puts tools/list
+// in an agent's context, and the full inferred schemas would be several times the size (a
+// result like an earlier tool's is also named rather than repeated: sameOutputs). The tool
+// descriptions say what a field means where its name does not.
 func advertisedOutput(out *jsonschema.Schema) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, PropertyOrder: out.PropertyOrder}
 	for name, p := range out.Properties {

@@ -109,10 +109,8 @@ func New(opts Options) (*Server, error) {
 
 // registerTools hands the offered tools to the go-sdk, through its own untyped path
 // (Server.AddTool with the schemas as JSON and a handler of ours, see Tool), which re-encodes
-// and re-decodes each schema: about 3 ms for 57 tools. Registering them in a goroutine beside
-// the handshake, with tools/list and tools/call waiting for it, brought start to tools/list from
-// 13.0 to 12.7 ms (bare client, median of 20, process start 5.5 ms; cmd/tmux-mcp-bench -compare):
-// within the noise, so it went.
+// and re-decodes each schema: about 3 ms for 57 tools. It is done in line: overlapping it with
+// the handshake gained nothing measurable (docs/performance.md).
 func (s *Server) registerTools() {
 	outputs := sameOutputs{}
 	for _, t := range s.order {

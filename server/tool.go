@@ -159,9 +159,8 @@ type contenter interface{ Content() []mcp.Content }
 
 // define makes a tool of a handler. Only what needs the types is generic: decoding the
 // arguments into In and calling h. Everything else (schemas, the validator) takes In and Out
-// as reflect.Types, so that 57 instantiations do not each carry their own copy of it: that
-// took the server package's code from 1.0 to 0.5 MB, which a process maps at start (peak RSS
-// after seq 1 100000 from 16.2 to 15.5 MB, median of 8, cmd/tmux-mcp-bench).
+// as reflect.Types, so that 57 instantiations do not each carry their own copy of it: a copy
+// each would double the package's code, which a process maps at start.
 func define[In, Out any](sp spec, h func(ctx context.Context, c *Call, in *In) (Out, error)) *Tool {
 	return newTool(sp, reflect.TypeFor[In](), reflect.TypeFor[Out](), func(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
 		var args In
@@ -304,8 +303,7 @@ func mustSchema(name, js string) *jsonschema.Schema {
 }
 
 // decode validates raw arguments against the tool's schema, applies defaults and fills args.
-// (Remembering the last valid arguments, so that a repeat skipped validation, saved 19 µs of
-// the 20 µs list_sessions' {} takes here, of a call of 0.3 ms in-process: it went.)
+// Every call is validated: skipping a repeat's saves too little of a call to be worth the state.
 func (t *Tool) decode(raw json.RawMessage, args any) error {
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
@@ -403,8 +401,7 @@ func (c *Call) safeCall(ctx context.Context, raw json.RawMessage) (out any, err 
 
 // result is a call's MCP result: its JSON as text (or the text it chooses) and out itself as
 // structured content. out, not its JSON again: the JSON-RPC layer encodes a value in one
-// pass, where it re-scans ("compacts") bytes that are already JSON, at 2.5 times the cost
-// (1,000 panes of list_panes: 2.0 ms to encode, 5.0 ms to compact the same 1.1 MB).
+// pass, where it re-scans ("compacts") bytes that are already JSON, at 2.5 times the cost.
 func (c *Call) result(out any, err error) *mcp.CallToolResult {
 	if r := inputResult(err); r != nil {
 		return r // the call asked the user a question (Call.Elicit)

@@ -19,9 +19,8 @@ import (
 // script). On this machine they are the os package's; on another host each is one session
 // over the host's shared ssh connection running a fixed POSIX sh script, its arguments passed
 // as $1, $2 (never as script text), except WriteFile, which goes through the tmux server.
-// Measured over loopback ssh on the 2-core VM: 15 to 17 ms a session (the ssh client starting,
-// the remote sshd starting the session's shell; 130 ms a run when the machine is loaded),
-// where a control-mode request costs a fraction of a millisecond.
+// A session costs tens of milliseconds (the ssh client starting, the remote sshd starting the
+// session's shell), where a control-mode request costs a fraction of a millisecond.
 
 // MkdirTemp makes a new private directory (mode 0700) on the server's machine, named pattern
 // plus a random suffix, in that machine's TMPDIR (else /tmp), and returns its path. pattern
@@ -62,7 +61,7 @@ func (s *Server) WriteFile(ctx context.Context, path string, data []byte, perm o
 // pane's shell reads there soon after. On this machine it is WriteFile with mode 0600. On
 // another host the tmux server's buffer is saved by its client process there (tmux -C over
 // ssh), in one command list over the control connection, with no ssh session of its own (a
-// run's script then costs a round trip instead of 15 to 130 ms); the file's mode is what that
+// run's script then costs a round trip instead of an ssh session); the file's mode is what that
 // client's umask gives (path belongs in a directory of mode 0700, as MkdirTemp makes), and
 // the client writes it a moment after SaveText returns. Text tmux cannot be sent (NUL, byte
 // 0xFF) goes through WriteFile.

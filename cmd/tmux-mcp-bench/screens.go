@@ -13,8 +13,8 @@ import (
 // screenshotRows times screenshot_pane beside capture_pane with escape sequences of the same
 // pane (the read it draws), on a 120×40 and a 300×100 pane full of coloured text. They run on
 // a server process of their own, whose peak RSS is a row of its own: the first screenshot
-// costs a server about 4.5 MB for good (fonts, rasterizer, deflate state; measured 14.7 ->
-// 19.2 MB after 120×40 screenshots), and a 300×100 one holds its 4 MB image while encoding.
+// costs a server about 4.5 MB for good (fonts, rasterizer, deflate state), and a 300×100 one
+// holds its 4 MB image while encoding.
 func screenshotRows(ctx context.Context, bin string, tmx *benchTmux, dir string, n int) ([]row, error) {
 	cl, err := connect(ctx, bin, tmx)
 	if err != nil {

@@ -318,8 +318,8 @@ var gcPause struct {
 // server registers 57 tools, and the go-sdk re-encodes and re-decodes each schema, and decodes
 // each message, with a fresh 32 KB decoder buffer: a few MB of short-lived garbage. Collecting
 // it during start-up costs time and memory (collector threads, and recycled buffers that must be
-// zeroed, where fresh ones are touched only as far as they are used): measured over stdio, the
-// initialize reply comes ~15% sooner and peak RSS is ~1.3 MB lower with the pause.
+// zeroed, where fresh ones are touched only as far as they are used), so the pause makes the
+// initialize reply sooner and peak RSS lower (docs/performance.md).
 func pauseGC() (resume func()) {
 	gcPause.Lock()
 	if gcPause.n == 0 {

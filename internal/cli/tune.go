@@ -15,10 +15,8 @@ import (
 //
 // On GOGC: the server's live heap is under 1 MB, so at GOGC=100 the collector's 4 MB minimum
 // heap mostly holds the go-sdk's 32 KB decode buffers, garbage from the moment each message is
-// read. 50 lowers that floor to 2 MB: the benchmark's server peaked at 14.3 MB where it did at
-// 14.9-15.3 MB with 70 (and 1 MB more with 100); the collector runs more often, over the same
-// small live heap, at no latency measurable beside the noise of these VMs (list_sessions 0.69
-// against 0.70 ms, list_panes over 1,000 panes and a 2,000-line capture no slower).
+// read. 50 lowers that floor to 2 MB and the server's peak RSS with it; the collector runs more
+// often, over the same small live heap, at no measurable latency (docs/performance.md).
 func TuneForStdio(stdin io.Reader, env []string) (io.Reader, func()) {
 	if _, set := lookup(env, "GOMAXPROCS"); !set {
 		runtime.GOMAXPROCS(1)
@@ -36,11 +34,10 @@ func TuneForStdio(stdin io.Reader, env []string) (io.Reader, func()) {
 //
 // The server's work is waiting: for the client's next line, for tmux's reply. On the 2-core
 // VMs this is measured on, a thread switch costs tens of microseconds, and most of a cheap
-// call's time went into the Go scheduler rather than into the call: a thread parked in a
+// call's time would go into the Go scheduler rather than into the call: a thread parked in a
 // blocking read of stdin, whose P the scheduler must take back, and goroutines handed between
 // threads at each wake-up. Reading stdin through the poller, and running Go code on one thread
-// (TuneForStdio), took list_sessions over stdio from about 0.45 ms to 0.29 ms median with a
-// bare client, and from 0.6 to 0.42 ms with the go-sdk one.
+// (TuneForStdio), avoids both (a cheap call a third faster: docs/performance.md).
 func pollableStdin(stdin io.Reader) (io.Reader, func()) {
 	f, ok := stdin.(*os.File)
 	if !ok {

@@ -62,8 +62,8 @@ type Filter struct {
 	alt           bool // on the alternate screen
 	// KeepLast, when > 0, keeps only the newest KeepLast completed lines for Lines: older ones
 	// are dropped as they complete, and counted by Dropped. A reader that wants the tail of a
-	// long output (a run's last lines) then holds that tail, not every line: shaping the
-	// 100,000 lines of seq 1 100000 held 100,000 strings and their slice, about 3 MB.
+	// long output (a run's last lines) then holds that tail, not every line (seq 1 100000
+	// would otherwise hold 100,000 strings, about 3 MB).
 	KeepLast int
 	dropped  int
 

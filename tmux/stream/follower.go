@@ -15,7 +15,7 @@ type Follower struct {
 	off    int64
 	text   bool
 	reopen func(ctx context.Context, ended error) (*Watch, error)
-	buf    []byte // what Read returns, reused: a run through 50 MB of output read 200 fresh 256 KiB chunks
+	buf    []byte // what Read returns, reused: else a large output allocates a fresh chunk per read
 }
 
 // Chunk is what one Read returned.

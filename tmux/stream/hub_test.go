@@ -618,7 +618,7 @@ func TestHubSessionDestroyedPaneLivesOn(t *testing.T) {
 	w := f.watch(sess, pane)
 	if out, err := f.srv.TryTmux("kill-session", "-t", sess); err != nil {
 		if _, alive := f.srv.TryTmux("list-sessions"); alive != nil {
-			// tmux 3.3a's own defect (README): a session killed from outside while a
+			// tmux 3.3a's own defect (docs/architecture.md): a session killed from outside while a
 			// control client is attached to it can take the server down (segfault at 20,
 			// seen once in three runs of the suite beside CPU hogs). tmux-mcp orders its
 			// own kills with its attaches (tmux/gate.go); a kill from outside it cannot.
@@ -783,7 +783,7 @@ func TestHubReplace(t *testing.T) {
 		t.Fatalf("before the switch: %q, %v", data, err)
 	}
 	// tmux 3.3a can crash when a client identifies itself while another one's departure is
-	// being announced (README): the old client is seen gone, over control mode, before the
+	// being announced (docs/architecture.md): the old client is seen gone, over control mode, before the
 	// next tmux command is spawned.
 	cc, err := f.commandConn(context.Background())
 	if err != nil {
