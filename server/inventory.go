@@ -49,8 +49,8 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
 			createWindow),
 		define(spec{Name: "list_panes", Title: "List tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List panes of a window, else a session, else all, with get_pane_info's fields.",
-			Input:       edits(objectOrJSON("filters", filtersDesc))},
+			Description: "List panes of a window, else a session, else all: id, place, title, command, path; pane_active, is_watched, is_caller only when true. detail full adds get_pane_info's other fields (in detail). Filters see every field.",
+			Input:       edits(objectOrJSON("filters", filtersDesc), enum("detail", "brief", "full"), def("detail", "brief"))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a window and its panes."},
@@ -489,12 +489,78 @@ func findWindowNow(ctx context.Context, ts *tmux.Server, id string) (tmux.Window
 
 type listPanesIn struct {
 	WindowTarget
-	Filters any `json:"filters,omitempty"`
+	Filters any     `json:"filters,omitempty"`
+	Detail  *string `json:"detail,omitempty"`
 	Socket
 }
 
 type listPanesOut struct {
-	Panes []PaneInfo `json:"panes"`
+	Panes []PaneEntry `json:"panes"`
+}
+
+// PaneEntry is a pane as list_panes lists it: by default what an agent needs to choose a pane
+// (its id and place, what runs there, whether it is active or on a person's screen), about a
+// quarter of get_pane_info's record (1,000 panes: 1.1 MB in full, 0.28 MB brief); with detail
+// full, the rest too, in Detail. Its flags are present only when true, in both.
+type PaneEntry struct {
+	PaneID             string `json:"pane_id" jsonschema:"pane id, e.g. %1"`
+	SessionName        string `json:"session_name"`
+	WindowIndex        int    `json:"window_index"`
+	PaneIndex          int    `json:"pane_index"`
+	PaneTitle          string `json:"pane_title"`
+	PaneCurrentCommand string `json:"pane_current_command"`
+	PaneCurrentPath    string `json:"pane_current_path"`
+	PaneActive         bool   `json:"pane_active,omitempty" jsonschema:"present (true) on its window's active pane only"`
+	IsWatched          bool   `json:"is_watched,omitempty" jsonschema:"present (true) when a terminal client has this pane on screen"`
+	IsCaller           bool   `json:"is_caller,omitempty" jsonschema:"present (true) on the pane this MCP server runs in only"`
+	Detail             *PaneDetail `json:"detail,omitempty" jsonschema:"with detail full only: the rest of get_pane_info's fields"`
+}
+
+// PaneDetail is the rest of a pane's record, listed with detail full.
+type PaneDetail struct {
+	SessionID    string `json:"session_id"`
+	WindowID     string `json:"window_id"`
+	PaneWidth    int    `json:"pane_width"`
+	PaneHeight   int    `json:"pane_height"`
+	PaneLeft     int    `json:"pane_left"`
+	PaneTop      int    `json:"pane_top"`
+	PaneRight    int    `json:"pane_right"`
+	PaneBottom   int    `json:"pane_bottom"`
+	PaneAtLeft   bool   `json:"pane_at_left"`
+	PaneAtRight  bool   `json:"pane_at_right"`
+	PaneAtTop    bool   `json:"pane_at_top"`
+	PaneAtBottom bool   `json:"pane_at_bottom"`
+	PaneTTY      string `json:"pane_tty"`
+	PanePID      int    `json:"pane_pid"`
+	PaneDead     bool   `json:"pane_dead"`
+	PaneInMode   bool   `json:"pane_in_mode"`
+}
+
+// paneEntries lists panes, each in brief or, when full, with its detail.
+func paneEntries(panes []PaneInfo, full bool) []PaneEntry {
+	out := make([]PaneEntry, len(panes))
+	var details []PaneDetail
+	if full {
+		details = make([]PaneDetail, len(panes))
+	}
+	for i, p := range panes {
+		out[i] = PaneEntry{
+			PaneID: p.PaneID, SessionName: p.SessionName, WindowIndex: p.WindowIndex,
+			PaneIndex: p.PaneIndex, PaneTitle: p.PaneTitle, PaneCurrentCommand: p.PaneCurrentCommand,
+			PaneCurrentPath: p.PaneCurrentPath, PaneActive: p.PaneActive, IsWatched: p.IsWatched,
+			IsCaller: p.IsCaller != nil && *p.IsCaller,
+		}
+		if full {
+			details[i] = PaneDetail{
+				SessionID: p.SessionID, WindowID: p.WindowID, PaneWidth: p.PaneWidth, PaneHeight: p.PaneHeight,
+				PaneLeft: p.PaneLeft, PaneTop: p.PaneTop, PaneRight: p.PaneRight, PaneBottom: p.PaneBottom,
+				PaneAtLeft: p.PaneAtLeft, PaneAtRight: p.PaneAtRight, PaneAtTop: p.PaneAtTop, PaneAtBottom: p.PaneAtBottom,
+				PaneTTY: p.PaneTTY, PanePID: p.PanePID, PaneDead: p.PaneDead, PaneInMode: p.PaneInMode,
+			}
+			out[i].Detail = &details[i]
+		}
+	}
+	return out
 }
 
 func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, error) {
@@ -502,46 +568,93 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	if err != nil {
 		return listPanesOut{}, err
 	}
+	full := in.Detail != nil && *in.Detail == "full"
+	if in.Detail != nil && !full && *in.Detail != "brief" {
+		return listPanesOut{}, fail("Use brief (the default) or full.", "detail %q is neither brief nor full", truncate(*in.Detail, 40))
+	}
 	if err := checkIDs(nil, in.WindowID, in.SessionID); err != nil {
 		return listPanesOut{}, err
 	}
-	var ts *tmux.Server
-	var snap *tmux.Snapshot
-	var panes []tmux.Pane
+	ts, snap, panes, err := c.panesOf(ctx, in)
+	if err != nil {
+		return listPanesOut{}, err
+	}
+	return listPanesOut{Panes: paneEntries(filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes)), full)}, nil
+}
+
+// Text is the panes as a table, one line a pane (the structured content holds the same as
+// JSON): the JSON again as text would double a listing an agent must read whole. With detail
+// full the text is the JSON, as for other tools.
+func (o listPanesOut) Text() string {
+	if len(o.Panes) > 0 && o.Panes[0].Detail != nil {
+		b, _ := marshalText(o)
+		return string(b)
+	}
+	var b strings.Builder
+	b.WriteString("pane\tsession:window.pane\tcommand\tpath\ttitle\tflags\n")
+	for _, p := range o.Panes {
+		flags := make([]string, 0, 3)
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{p.PaneActive, "active"}, {p.IsWatched, "watched"}, {p.IsCaller, "caller"}} {
+			if f.on {
+				flags = append(flags, f.name)
+			}
+		}
+		fmt.Fprintf(&b, "%s\t%s:%d.%d\t%s\t%s\t%s\t%s\n", p.PaneID, cell(p.SessionName), p.WindowIndex, p.PaneIndex,
+			cell(p.PaneCurrentCommand), cell(p.PaneCurrentPath), cell(p.PaneTitle), strings.Join(flags, ","))
+	}
+	return b.String()
+}
+
+// cell is a value in a table of Text: quoted when it holds a tab, a newline or another control
+// character (names and titles are anyone's).
+func cell(v string) string {
+	if strings.IndexFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// panesOf reads the panes list_panes lists: a window's, a session's or every pane, with the
+// clients (is_watched).
+func (c *Call) panesOf(ctx context.Context, in *listPanesIn) (*tmux.Server, *tmux.Snapshot, []tmux.Pane, error) {
 	switch {
 	case in.WindowID != nil || in.WindowIndex != nil:
 		t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readPanes|readClients)
 		if err != nil {
-			return listPanesOut{}, err
+			return nil, nil, nil, err
 		}
-		ts, snap, panes = t.ts, t.snap, t.snap.WindowPanes(t.window)
+		return t.ts, t.snap, t.snap.WindowPanes(t.window), nil
 	case in.SessionID != nil || in.SessionName != nil:
 		t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
 		if err != nil {
-			return listPanesOut{}, err
+			return nil, nil, nil, err
 		}
-		if ts, snap = t.ts, t.snap; snap.Parts&tmux.WithPanes == 0 {
-			if snap, _, err = ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
-				return listPanesOut{}, err
+		snap := t.snap
+		if snap.Parts&tmux.WithPanes == 0 {
+			if snap, _, err = t.ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
+				return nil, nil, nil, err
 			}
 		}
+		var panes []tmux.Pane
 		for _, p := range snap.Panes {
 			if p.SessionID == t.session.SessionID {
 				panes = append(panes, p)
 			}
 		}
-	default:
-		// Every pane: the panes and the clients (is_watched), not the sessions and windows.
-		var err error
-		if ts, err = c.tmuxFor(in.SocketName); err != nil {
-			return listPanesOut{}, err
-		}
-		if snap, err = ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients); err != nil {
-			return listPanesOut{}, err
-		}
-		panes = snap.Panes
+		return t.ts, snap, panes, nil
 	}
-	return listPanesOut{Panes: filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
+	ts, err := c.tmuxFor(in.SocketName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	snap, err := ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ts, snap, snap.Panes, nil
 }
 
 // ---- get_window_info
