@@ -503,16 +503,16 @@ type listPanesOut struct {
 // quarter of get_pane_info's record (1,000 panes: 1.1 MB in full, 0.28 MB brief); with detail
 // full, the rest too, in Detail. Its flags are present only when true, in both.
 type PaneEntry struct {
-	PaneID             string `json:"pane_id" jsonschema:"pane id, e.g. %1"`
-	SessionName        string `json:"session_name"`
-	WindowIndex        int    `json:"window_index"`
-	PaneIndex          int    `json:"pane_index"`
-	PaneTitle          string `json:"pane_title"`
-	PaneCurrentCommand string `json:"pane_current_command"`
-	PaneCurrentPath    string `json:"pane_current_path"`
-	PaneActive         bool   `json:"pane_active,omitempty" jsonschema:"present (true) on its window's active pane only"`
-	IsWatched          bool   `json:"is_watched,omitempty" jsonschema:"present (true) when a terminal client has this pane on screen"`
-	IsCaller           bool   `json:"is_caller,omitempty" jsonschema:"present (true) on the pane this MCP server runs in only"`
+	PaneID             string      `json:"pane_id" jsonschema:"pane id, e.g. %1"`
+	SessionName        string      `json:"session_name"`
+	WindowIndex        int         `json:"window_index"`
+	PaneIndex          int         `json:"pane_index"`
+	PaneTitle          string      `json:"pane_title"`
+	PaneCurrentCommand string      `json:"pane_current_command"`
+	PaneCurrentPath    string      `json:"pane_current_path"`
+	PaneActive         bool        `json:"pane_active,omitempty" jsonschema:"present (true) on its window's active pane only"`
+	IsWatched          bool        `json:"is_watched,omitempty" jsonschema:"present (true) when a terminal client has this pane on screen"`
+	IsCaller           bool        `json:"is_caller,omitempty" jsonschema:"present (true) on the pane this MCP server runs in only"`
 	Detail             *PaneDetail `json:"detail,omitempty" jsonschema:"with detail full only: the rest of get_pane_info's fields"`
 }
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // Sizes of the spec's rows at scale (spec/quality.md).
