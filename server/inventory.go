@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/filter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -81,46 +76,35 @@ type listServersOut struct {
 	Servers []ServerInfo `json:"servers"`
 
 	// Only when hosts are configured (hostOnly).
-	Unreachable []hostFailure `json:"unreachable_hosts,omitempty" jsonschema:"configured hosts that could not be listed, with ssh's or the host's message"`
+	Unreachable []HostFailure `json:"unreachable_hosts,omitempty" jsonschema:"configured hosts that could not be listed, with ssh's or the host's message"`
 }
 
 func listServers(ctx context.Context, c *Call, in *listServersIn) (listServersOut, error) {
-	out := listServersOut{Servers: []ServerInfo{}}
-	dir := filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()))
-	var paths []string
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if e.Type()&os.ModeSocket != 0 {
-				paths = append(paths, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	sort.Strings(paths)
 	for _, p := range in.ExtraSocketPaths {
 		if strings.ContainsRune(p, 0) || p == "" {
-			return out, fail("Pass absolute paths of tmux sockets.", "extra_socket_paths holds an empty path or a NUL byte")
+			return listServersOut{Servers: []ServerInfo{}}, fail("Pass absolute paths of tmux sockets.", "extra_socket_paths holds an empty path or a NUL byte")
 		}
 	}
-	paths = append(paths, in.ExtraSocketPaths...)
-	for _, p := range paths {
-		conn, err := net.DialTimeout("unix", p, 100*time.Millisecond)
-		if err != nil {
-			continue // stale or not a socket
-		}
-		conn.Close()
-		ts := tmux.NewServer(tmux.Config{Bin: c.srv.opts.TmuxBin, SocketPath: p, Env: c.srv.opts.Env, Timeout: time.Second})
-		info, _ := serverInfo(ctx, c, ts, filepath.Base(p), p)
-		ts.Close()
-		if info.IsAlive {
-			out.Servers = append(out.Servers, info)
-		}
+	servers, failed := c.srv.Servers(ctx, in.ExtraSocketPaths...)
+	return listServersOut{Servers: servers, Unreachable: failed}, nil
+}
+
+// Servers lists the live tmux servers on this machine (their sockets in this user's socket
+// directory, then those at extra socket paths), then those of every configured host, with the
+// hosts that could not be listed (nil when no hosts are configured).
+func (s *Server) Servers(ctx context.Context, extra ...string) ([]ServerInfo, []HostFailure) {
+	out := []ServerInfo{}
+	probe := tmux.NewServer(tmux.Config{Bin: s.opts.TmuxBin, Env: s.opts.Env})
+	local, _ := probe.Servers(ctx, extra...)
+	probe.Close()
+	for _, st := range local {
+		out = append(out, s.serverInfo(st, probe))
 	}
-	if len(c.srv.hosts) > 0 {
-		servers, failed := c.listHosts(ctx)
-		out.Servers = append(out.Servers, servers...)
-		out.Unreachable = failed
+	if len(s.hosts) == 0 {
+		return out, nil
 	}
-	return out, nil
+	servers, failed := s.listHosts(ctx)
+	return append(out, servers...), failed
 }
 
 // env reads a variable from the configured environment.
@@ -148,62 +132,17 @@ func getServerInfo(ctx context.Context, c *Call, in *socketOnly) (ServerInfo, er
 	if err != nil {
 		return ServerInfo{}, err
 	}
-	cfg := ts.Config()
-	name := cfg.SocketName
-	if name == "" && cfg.SocketPath == "" {
-		name = "default"
-	}
-	return serverInfo(ctx, c, ts, name, cfg.SocketPath)
+	st, err := ts.Status(ctx)
+	return c.srv.serverInfo(st, ts), err
 }
 
-// serverInfo describes the server ts; it fails only when its host cannot be reached (on this
-// machine, a server that does not answer is simply not alive).
-func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string) (ServerInfo, error) {
-	info := ServerInfo{SocketName: name, SocketPath: path, Host: c.srv.hostLabel(ts)}
-	if path == "" && ts.Local() {
-		info.SocketPath = filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()), name)
+// serverInfo is a server's status as list_servers and get_server_info give it.
+func (s *Server) serverInfo(st tmux.ServerStatus, ts *tmux.Server) ServerInfo {
+	return ServerInfo{
+		IsAlive: st.Alive, SocketName: st.SocketName, SocketPath: st.SocketPath, Version: st.Version, PID: st.PID,
+		SessionCount: st.Sessions, WindowCount: st.Windows, PaneCount: st.Panes, AttachedClients: st.AttachedClients,
+		Host: s.hostLabel(ts),
 	}
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "#{pid} #{version} #{socket_path}"})
-	if he := (*tmux.HostError)(nil); errors.As(err, &he) {
-		return info, err
-	}
-	if err != nil || len(out[0]) == 0 {
-		if ts.Local() {
-			info.Version = binaryVersion(ctx, c.srv.opts.TmuxBin)
-		}
-		return info, nil
-	}
-	f := strings.SplitN(out[0][0], " ", 3)
-	if len(f) == 3 {
-		info.PID, _ = strconv.Atoi(f[0])
-		info.Version = f[1]
-		info.SocketPath = f[2]
-	}
-	snap, err := ts.Snapshot(ctx, tmux.WithAll)
-	if err != nil {
-		return info, nil
-	}
-	info.IsAlive = true
-	info.SessionCount = len(snap.Sessions)
-	info.WindowCount = len(snap.Windows)
-	info.PaneCount = len(snap.Panes)
-	for _, cl := range snap.Clients {
-		if !cl.ControlMode {
-			info.AttachedClients++
-		}
-	}
-	return info, nil
-}
-
-func binaryVersion(ctx context.Context, bin string) string {
-	if bin == "" {
-		bin = "tmux"
-	}
-	b, err := exec.CommandContext(ctx, bin, "-V").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimPrefix(strings.TrimSpace(string(b)), "tmux ")
 }
 
 // ---- list_sessions
