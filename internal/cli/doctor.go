@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/tmux-mcp/tmux-mcp/server"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
