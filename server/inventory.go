@@ -11,7 +11,6 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/filter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // inventoryTools: listing and creating servers, sessions, windows and panes.
@@ -201,13 +200,11 @@ type createSessionIn struct {
 }
 
 func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {
-	if err := errors.Join(checkSessionName(in.SessionName), checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
+	if err := errors.Join(checkSessionName(in.SessionName), checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory),
+		checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
 		return tmux.Session{}, err
 	}
-	if err := errors.Join(checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
-		return tmux.Session{}, err
-	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return tmux.Session{}, err
 	}
@@ -215,56 +212,46 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if err != nil {
 		return tmux.Session{}, err
 	}
-	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}"}
-	if in.SessionName != nil {
-		args = append(args, "-s", format.Escape(*in.SessionName))
-	}
-	if in.WindowName != nil {
-		args = append(args, "-n", format.Escape(*in.WindowName))
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	if in.X != nil {
-		args = append(args, "-x", strconv.Itoa(*in.X))
-	}
-	if in.Y != nil {
-		args = append(args, "-y", strconv.Itoa(*in.Y))
-	}
-	args = append(args, envArgs...)
-	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, envArgs)
+	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, env)
 	if err != nil {
 		return tmux.Session{}, err
 	}
-	if l != nil {
-		args = append(args, placeholder...)
-	}
-	// Spawned, not over control mode: new-session may have to start the server.
-	out, err := ts.Spawn(ctx, nil, args...)
-	if err != nil {
+	op := &tmux.NewSession{Name: in.SessionName, WindowName: in.WindowName, Width: in.X, Height: in.Y,
+		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, nil)}}
+	if err := ts.Create(ctx, op); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "duplicate session") {
 			return tmux.Session{}, fail("Choose another session_name, or use the existing session (list_sessions).", "a session named %q already exists", str(in.SessionName))
 		}
 		return tmux.Session{}, err
 	}
-	if len(out) == 0 {
-		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
-	}
-	markCreated(ctx, ts, out[0])
+	markCreated(ctx, ts, op.SessionID)
 	c.srv.kickTopology(c.host, in.SocketName)
-	if l != nil {
-		pane, err := activePane(ctx, ts, out[0]+":")
-		if err == nil {
-			err = c.startIntegrated(ctx, ts, pane, l, in.StartDirectory)
-		}
-		if err != nil {
-			return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
-		}
+	if err := c.startLaunch(ctx, ts, op.PaneID, l, in.StartDirectory); err != nil {
+		return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", op.SessionID, err)
 	}
-	return findSession(ctx, ts, out[0])
+	return findSession(ctx, ts, op.SessionID)
 }
 
+// launchArgv is what a new pane runs: the placeholder when its shell gets the integration
+// (startLaunch starts it), else shell when given, else tmux's default.
+func launchArgv(l *launch, shell *string) []string {
+	switch {
+	case l != nil:
+		return placeholder
+	case shell != nil:
+		return []string{*shell}
+	}
+	return nil
+}
+
+// startLaunch starts the integrated shell in a new pane, when it gets one.
+func (c *Call) startLaunch(ctx context.Context, ts *tmux.Server, pane string, l *launch, dir *string) error {
+	if l == nil {
+		return nil
+	}
+	return c.startIntegrated(ctx, ts, pane, l, dir)
+}
 func findSession(ctx context.Context, ts *tmux.Server, id string) (tmux.Session, error) {
 	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithClients)
 	if err != nil {
@@ -357,7 +344,7 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 	if err := errors.Join(checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
 		return tmux.Window{}, err
 	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return tmux.Window{}, err
 	}
@@ -365,54 +352,22 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	args := []string{"new-window", "-P", "-F", "#{window_id}"}
-	if !in.Attach {
-		args = append(args, "-d")
-	}
-	target := t.session.SessionID + ":"
-	switch str(in.Direction) {
-	case "after":
-		args = append(args, "-a")
-		target = t.session.ActiveWindowID
-	case "before":
-		args = append(args, "-b")
-		target = t.session.ActiveWindowID
-	}
-	args = append(args, "-t", target)
-	if in.WindowName != nil {
-		args = append(args, "-n", format.Escape(*in.WindowName))
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	args = append(args, envArgs...)
-	l, err := c.integration(ctx, t.ts, in.ShellIntegration, nil, envArgs)
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, nil, env)
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	if l != nil {
-		args = append(args, placeholder...)
-	}
-	out, err := t.ts.Command(ctx, args...)
-	if err != nil {
+	op := &tmux.NewWindow{Session: t.session.SessionID, Beside: t.session.ActiveWindowID, Attach: in.Attach, Name: in.WindowName,
+		After: str(in.Direction) == "after", Before: str(in.Direction) == "before",
+		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, nil)}}
+	if err := t.ts.Do(ctx, op); err != nil {
 		return tmux.Window{}, err
 	}
-	if len(out) == 0 {
-		return tmux.Window{}, fmt.Errorf("new-window printed no window id")
+	markCreated(ctx, t.ts, op.WindowID)
+	if err := c.startLaunch(ctx, t.ts, op.PaneID, l, in.StartDirectory); err != nil {
+		return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", op.WindowID, err)
 	}
-	markCreated(ctx, t.ts, out[0])
-	if l != nil {
-		pane, err := activePane(ctx, t.ts, out[0])
-		if err == nil {
-			err = c.startIntegrated(ctx, t.ts, pane, l, in.StartDirectory)
-		}
-		if err != nil {
-			return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
-		}
-	}
-	return findWindowNow(ctx, t.ts, out[0])
+	return findWindowNow(ctx, t.ts, op.WindowID)
 }
-
 func findWindowNow(ctx context.Context, ts *tmux.Server, id string) (tmux.Window, error) {
 	snap, err := ts.Snapshot(ctx, tmux.WithWindows)
 	if err != nil {
@@ -697,78 +652,54 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if err := checkDir(in.StartDirectory); err != nil {
+	if err := errors.Join(checkDir(in.StartDirectory), checkShell(in.Shell, "omit shell for the default shell")); err != nil {
 		return PaneInfo{}, err
 	}
-	if err := checkShell(in.Shell, "omit shell for the default shell"); err != nil {
-		return PaneInfo{}, err
-	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return PaneInfo{}, err
 	}
 	if err := checkIDs(in.PaneID, in.WindowID, in.SessionID); err != nil {
 		return PaneInfo{}, err
 	}
-	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	ts, pane, err := c.paneOrActive(ctx, in.PaneID, in.WindowTarget, in.SocketName)
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	var pane tmux.Pane
-	if in.PaneID != nil {
-		pane, err = resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
-	} else {
-		var w tmux.Window
-		if w, err = resolveWindowIn(snap, in.WindowTarget); err == nil {
-			pane, err = resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
-		}
-	}
+	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, env)
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	args := []string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane.PaneID}
-	switch str(in.Direction) {
-	case "above":
-		args = append(args, "-v", "-b")
-	case "left":
-		args = append(args, "-h", "-b")
-	case "right":
-		args = append(args, "-h")
-	default:
-		args = append(args, "-v")
-	}
-	if size != "" {
-		args = append(args, "-l", size)
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	args = append(args, envArgs...)
-	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, envArgs)
-	switch {
-	case err != nil:
-		return PaneInfo{}, err
-	case l != nil:
-		args = append(args, placeholder...)
-	case in.Shell != nil:
-		args = append(args, *in.Shell)
-	}
-	out, err := ts.Command(ctx, args...)
-	if err != nil {
+	op := &tmux.SplitWindow{Pane: pane.PaneID, Direction: str(in.Direction), Size: size,
+		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, in.Shell)}}
+	if err := ts.Do(ctx, op); err != nil {
 		return PaneInfo{}, err
 	}
-	if len(out) == 0 {
-		return PaneInfo{}, fmt.Errorf("split-window printed no pane id")
+	markCreated(ctx, ts, op.PaneID)
+	if err := c.startLaunch(ctx, ts, op.PaneID, l, in.StartDirectory); err != nil {
+		return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", op.PaneID, err)
 	}
-	markCreated(ctx, ts, out[0])
-	if l != nil {
-		if err := c.startIntegrated(ctx, ts, out[0], l, in.StartDirectory); err != nil {
-			return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
-		}
-	}
-	return c.paneByID(ctx, ts, out[0])
+	return c.paneByID(ctx, ts, op.PaneID)
 }
 
+// paneOrActive resolves pane_id, else the active pane of the window target, in a snapshot of
+// the whole server.
+func (c *Call) paneOrActive(ctx context.Context, paneID *string, wt WindowTarget, socket *string) (*tmux.Server, tmux.Pane, error) {
+	ts, snap, err := c.snapshot(ctx, socket)
+	if err != nil {
+		return nil, tmux.Pane{}, err
+	}
+	if paneID != nil {
+		p, err := resolvePaneIn(snap, PaneTarget{PaneID: paneID})
+		return ts, p, err
+	}
+	w, err := resolveWindowIn(snap, wt)
+	if err != nil {
+		return nil, tmux.Pane{}, err
+	}
+	p, err := resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
+	return ts, p, err
+}
 // paneByID reads one pane afresh: that pane alone, unless its window is linked more than once
 // (see tmux.ErrLinked).
 func (c *Call) paneByID(ctx context.Context, ts *tmux.Server, id string) (PaneInfo, error) {
