@@ -700,6 +700,7 @@ func (c *Call) paneOrActive(ctx context.Context, paneID *string, wt WindowTarget
 	p, err := resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
 	return ts, p, err
 }
+
 // paneByID reads one pane afresh: that pane alone, unless its window is linked more than once
 // (see tmux.ErrLinked).
 func (c *Call) paneByID(ctx context.Context, ts *tmux.Server, id string) (PaneInfo, error) {
