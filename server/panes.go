@@ -411,16 +411,9 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 		return resultOut{}, err
 	}
 	run := c.heldRun(ctx, t.ts, in.PaneID)
-	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
+	if err := t.ts.Kill(ctx, in.PaneID); err != nil {
 		return resultOut{}, err
 	}
 	c.endRun(ctx, run, "killed")
 	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
-}
-
-// killCommand runs a kill in its own tmux process: the kill may end the session the control
-// connection is attached to, and with it the connection, before tmux answers.
-func killCommand(ctx context.Context, ts *tmux.Server, args ...string) error {
-	_, err := ts.Spawn(ctx, nil, args...)
-	return err
 }
