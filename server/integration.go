@@ -62,14 +62,12 @@ func (c *Call) integrationShell(ctx context.Context, ts *tmux.Server, shell *str
 			"shell_integration: cannot add the integration to shell %q: it supports bash, zsh and fish started alone", truncate(*shell, 80))
 	}
 	cmd, def := "", c.srv.env("SHELL", "/bin/sh")
-	out, qerr := ts.Query(ctx, []string{"show-options", "-gqv", "default-command"}, []string{"show-options", "-gqv", "default-shell"})
-	switch {
+	op := &tmux.DefaultShell{}
+	switch qerr := ts.Do(ctx, op); {
 	case qerr == nil:
-		if len(out[0]) > 0 {
-			cmd = strings.TrimSpace(out[0][0])
-		}
-		if len(out[1]) > 0 && out[1][0] != "" {
-			def = out[1][0]
+		cmd = op.Command
+		if op.Shell != "" {
+			def = op.Shell
 		}
 	case !errors.Is(qerr, tmux.ErrServerNotRunning):
 		return "", false, qerr
