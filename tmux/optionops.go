@@ -39,7 +39,7 @@ func (o *ShowOption) commands() ([][]string, error) {
 }
 
 func (o *ShowOption) read(out [][]string) error { o.Value = out[0]; return nil }
-func (*ShowOption) mutates() bool                { return false }
+func (*ShowOption) mutates() bool               { return false }
 
 // SetOption sets an option to a value, as it is.
 type SetOption struct {
