@@ -1,6 +1,9 @@
 package tmux
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // OptionScope says whose options an option op reads or sets: Kind is "server", "session",
 // "window" or "pane" ("" is tmux's default, the session); Global the global value of that
@@ -159,3 +162,49 @@ func (o *HookNames) read(out [][]string) error {
 	return nil
 }
 func (*HookNames) mutates() bool { return false }
+
+// PaneOptions reads the named options (user options, @name) of every pane of the server, as
+// each pane sees them (inherited from its window or session, or its own): Panes, in tmux's
+// order.
+type PaneOptions struct {
+	Names []string
+
+	Panes []PaneValues
+}
+
+// PaneValues are a pane's values of PaneOptions' Names, in their order ("" for one unset).
+type PaneValues struct {
+	Pane   string
+	Values []string
+}
+
+func (o *PaneOptions) fields() []field {
+	fields := []field{{name: "pane_id"}}
+	for _, n := range o.Names {
+		fields = append(fields, field{name: n, text: true})
+	}
+	return fields
+}
+
+func (o *PaneOptions) commands() ([][]string, error) {
+	for _, n := range o.Names {
+		if !strings.HasPrefix(n, "@") || strings.ContainsAny(n, "#{},}") {
+			return nil, fmt.Errorf("tmux: %q is not a user option's name", n)
+		}
+	}
+	return [][]string{{"list-panes", "-a", "-F", format(o.fields())}}, nil
+}
+
+func (o *PaneOptions) read(out [][]string) error {
+	rows, err := parseRows(o.fields(), out[0])
+	if err != nil {
+		return err
+	}
+	o.Panes = make([]PaneValues, len(rows))
+	for i, r := range rows {
+		o.Panes[i] = PaneValues{Pane: r.vals[0], Values: r.vals[1:]}
+	}
+	return nil
+}
+
+func (*PaneOptions) mutates() bool { return false }

@@ -45,4 +45,14 @@ func TestOptionOps(t *testing.T) {
 	if !names.Names["pane-died"] || shell.Command == "" {
 		t.Errorf("hook names %v, default shell %+v", len(names.Names), shell)
 	}
+	po := &tmux.PaneOptions{Names: []string{"@mine", "@unset"}}
+	if err := ts.Do(ctx, po); err != nil {
+		t.Fatal(err)
+	}
+	if len(po.Panes) != 1 || po.Panes[0].Pane != pane || po.Panes[0].Values[0] != "a #{b}" || po.Panes[0].Values[1] != "" {
+		t.Errorf("PaneOptions = %+v", po.Panes)
+	}
+	if err := ts.Do(ctx, &tmux.PaneOptions{Names: []string{"pane_id"}}); err == nil {
+		t.Error("PaneOptions takes a format variable for a user option")
+	}
 }

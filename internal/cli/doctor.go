@@ -164,20 +164,19 @@ func doctorServer(ctx context.Context, w io.Writer, srv *server.Server, ts *tmux
 // a tmux-mcp started with its integration, and those whose marks a tmux-mcp has seen (pane
 // options it sets, so that another process of it knows).
 func doctorMarks(ctx context.Context, w io.Writer, ts *tmux.Server, setting bool) {
-	out, err := ts.Query(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{@tmux_mcp_shell_integration} #{@tmux_mcp_marks_seen}"})
-	if err != nil {
+	op := &tmux.PaneOptions{Names: []string{"@tmux_mcp_shell_integration", "@tmux_mcp_marks_seen"}}
+	if err := ts.Do(ctx, op); err != nil {
 		return
 	}
 	var marked []string
 	none := 0
-	for _, l := range out[0] {
-		f := strings.Fields(l)
-		switch {
-		case len(f) >= 2 && f[1] != "1":
-			marked = append(marked, fmt.Sprintf("%s (%s, tmux-mcp's integration)", f[0], f[1]))
-		case len(f) >= 2:
-			marked = append(marked, f[0]+" (its prompt's own)")
-		case len(f) == 1:
+	for _, p := range op.Panes {
+		switch integration, seen := p.Values[0], p.Values[1]; {
+		case integration != "":
+			marked = append(marked, fmt.Sprintf("%s (%s, tmux-mcp's integration)", p.Pane, integration))
+		case seen != "":
+			marked = append(marked, p.Pane+" (its prompt's own)")
+		default:
 			none++
 		}
 	}
