@@ -469,7 +469,7 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	if err := checkIDs(nil, in.WindowID, in.SessionID); err != nil {
 		return listPanesOut{}, err
 	}
-	ts, snap, panes, err := c.panesOf(ctx, in)
+	ts, snap, panes, err := c.panesOf(ctx, in, !full && len(fs) == 0)
 	if err != nil {
 		return listPanesOut{}, err
 	}
@@ -512,8 +512,8 @@ func cell(v string) string {
 }
 
 // panesOf reads the panes list_panes lists: a window's, a session's or every pane, with the
-// clients (is_watched).
-func (c *Call) panesOf(ctx context.Context, in *listPanesIn) (*tmux.Server, *tmux.Snapshot, []tmux.Pane, error) {
+// clients (is_watched); every pane of the server in brief only reads the fields of brief.
+func (c *Call) panesOf(ctx context.Context, in *listPanesIn, brief bool) (*tmux.Server, *tmux.Snapshot, []tmux.Pane, error) {
 	switch {
 	case in.WindowID != nil || in.WindowIndex != nil:
 		t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readPanes|readClients)
@@ -544,6 +544,11 @@ func (c *Call) panesOf(ctx context.Context, in *listPanesIn) (*tmux.Server, *tmu
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if op := (&tmux.PaneList{}); brief && ts.Do(ctx, op) == nil {
+		return ts, op.Snapshot, op.Snapshot.Panes, nil
+	}
+	// Every field, or a brief read that failed (a command or path holding the separator,
+	// which this read prints once; the server gone, which this one says).
 	snap, err := ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients)
 	if err != nil {
 		return nil, nil, nil, err
