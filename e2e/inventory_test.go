@@ -184,6 +184,24 @@ func TestWindowsAndPanes(t *testing.T) {
 	if len(ps.Panes) != 1 {
 		t.Fatalf("list_panes filter pane_id = %+v", ps.Panes)
 	}
+	// Brief by default (what chooses a pane), the rest in detail on request; filters see all.
+	var full struct {
+		Panes []struct {
+			PaneID string `json:"pane_id"`
+			Detail *pane  `json:"detail"`
+		}
+	}
+	c.OK("list_panes", map[string]any{"filters": map[string]any{"pane_height": 5}}, &full)
+	if len(full.Panes) != 1 || full.Panes[0].PaneID != below.PaneID || full.Panes[0].Detail != nil {
+		t.Fatalf("list_panes brief filtered on pane_height = %+v", full.Panes)
+	}
+	c.OK("list_panes", map[string]any{"window_id": np.WindowID, "detail": "full"}, &full)
+	if len(full.Panes) != 3 || full.Panes[0].Detail == nil || full.Panes[0].Detail.PaneWidth == 0 {
+		t.Fatalf("list_panes detail full = %+v", full.Panes)
+	}
+	if msg := c.Fail("list_panes", map[string]any{"detail": "all"}); !strings.Contains(msg, "detail") {
+		t.Errorf("list_panes detail all: %s", msg)
+	}
 	var wi struct {
 		window
 		Panes []pane

@@ -166,10 +166,10 @@ func BenchmarkListPanes1000MCP(b *testing.B) {
 }
 
 // manyPaneInfos is list_panes' result for n panes.
-func manyPaneInfos(n int) listPanesOut {
-	out := listPanesOut{Panes: make([]PaneInfo, n)}
-	for i := range out.Panes {
-		out.Panes[i] = PaneInfo{Pane: tmux.Pane{
+func manyPaneInfos(n int, full bool) listPanesOut {
+	panes := make([]PaneInfo, n)
+	for i := range panes {
+		panes[i] = PaneInfo{Pane: tmux.Pane{
 			PaneID: fmt.Sprintf("%%%d", i), PaneWidth: 120, PaneHeight: 40, PaneRight: 119, PaneBottom: 39,
 			PaneAtLeft: true, PaneAtRight: true, PaneAtTop: true, PaneAtBottom: true,
 			PaneTTY: fmt.Sprintf("/dev/pts/%d", i), PaneCurrentCommand: "bash", PaneCurrentPath: "/home/someone/src/project",
@@ -177,7 +177,7 @@ func manyPaneInfos(n int) listPanesOut {
 			WindowID: fmt.Sprintf("@%d", i), WindowIndex: i, SessionID: "$0", SessionName: "work",
 		}}
 	}
-	return out
+	return listPanesOut{Panes: paneEntries(panes, full)}
 }
 
 // BenchmarkEncodeListPanes1000 encodes list_panes' result for 1,000 panes (1.1 MB of JSON) as a
@@ -186,7 +186,7 @@ func manyPaneInfos(n int) listPanesOut {
 // it is internal/wire's BenchmarkEncodeResponse.
 func BenchmarkEncodeListPanes1000(b *testing.B) {
 	c := &Call{Tool: &Tool{Name: "list_panes"}}
-	out := manyPaneInfos(1000)
+	out := manyPaneInfos(1000, true)
 	b.Run("result", func(b *testing.B) {
 		for b.Loop() {
 			c.result(out, nil)

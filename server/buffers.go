@@ -129,11 +129,7 @@ func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (pasteBufferOu
 	// The guards of the other input tools: a dead pane, this server's own, a pane a run holds
 	// (the run's output would be pasted, and the pasted line typed into its shell).
 	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, "", func() error {
-		args := []string{"paste-buffer", "-b", in.BufferName, "-t", p.PaneID}
-		if in.Bracket {
-			args = append(args, "-p")
-		}
-		if _, err := t.ts.Command(ctx, args...); err != nil {
+		if err := t.ts.Do(ctx, &tmux.PasteBuffer{Buffer: in.BufferName, Pane: p.PaneID, Bracket: in.Bracket}); err != nil {
 			return missingBuffer(err, in.BufferName)
 		}
 		return nil
@@ -171,8 +167,7 @@ func showBuffer(ctx context.Context, c *Call, in *showBufferIn) (bufferContent, 
 	if err != nil {
 		return bufferContent{}, err
 	}
-	// save-buffer to stdout gives the bytes as stored (show-buffer may escape them).
-	raw, dropped, err := ts.SpawnRaw(ctx, nil, maxBufferRead, "save-buffer", "-b", in.BufferName, "-")
+	raw, dropped, err := ts.SaveBuffer(ctx, in.BufferName, maxBufferRead)
 	if err != nil {
 		return bufferContent{}, missingBuffer(err, in.BufferName)
 	}
@@ -230,7 +225,7 @@ func deleteBuffer(ctx context.Context, c *Call, in *deleteBufferIn) (resultOut, 
 	if err != nil {
 		return resultOut{}, err
 	}
-	if _, err := ts.Command(ctx, "delete-buffer", "-b", in.BufferName); err != nil {
+	if err := ts.Do(ctx, &tmux.DeleteBuffer{Buffer: in.BufferName}); err != nil {
 		return resultOut{}, missingBuffer(err, in.BufferName)
 	}
 	c.srv.state.removeBuffer(ts, in.BufferName)

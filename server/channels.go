@@ -67,7 +67,7 @@ func (cw *channelWaits) join(ts *tmux.Server, channel string, id tmux.Identity) 
 	}
 	cw.m[k] = w
 	go func() {
-		_, err := ts.Spawn(ctx, nil, "wait-for", channel)
+		err := ts.WaitChannel(ctx, channel)
 		if err != nil && ctx.Err() != nil {
 			err = fmt.Errorf("stopped listening: %w", ctx.Err())
 		}
@@ -184,11 +184,8 @@ func waitForChannel(ctx context.Context, c *Call, in *waitChannelIn) (waitChanne
 func sameServerAlive(ctx context.Context, ts *tmux.Server, id tmux.Identity) bool {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	out, err := ts.Query(pctx, []string{"display-message", "-p", "#{pid} #{start_time}"}, []string{"list-sessions", "-F", "#{session_id}"})
-	if err != nil || len(out) != 2 || len(out[0]) != 1 || len(out[1]) == 0 {
-		return false
-	}
-	return out[0][0] == fmt.Sprintf("%d %d", id.PID, id.StartTime)
+	op := &tmux.Alive{Ident: id}
+	return ts.Do(pctx, op) == nil && op.Alive
 }
 
 type signalChannelIn struct {
@@ -205,7 +202,7 @@ func signalChannel(ctx context.Context, c *Call, in *signalChannelIn) (signalCha
 	if err != nil {
 		return signalChannelOut{}, err
 	}
-	if _, err := ts.Command(ctx, "wait-for", "-S", in.Channel); err != nil {
+	if err := ts.Do(ctx, &tmux.SignalChannel{Channel: in.Channel}); err != nil {
 		return signalChannelOut{}, err
 	}
 	return signalChannelOut{Channel: in.Channel}, nil

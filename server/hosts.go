@@ -247,8 +247,8 @@ func walkSchema(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
 	}
 }
 
-// hostFailure is a host list_servers could not list, and why.
-type hostFailure struct {
+// HostFailure is a configured host list_servers could not list, and why.
+type HostFailure struct {
 	Host  string `json:"host"`
 	Error string `json:"error"`
 }
@@ -259,9 +259,9 @@ const listBudget = 3 * time.Second
 // listHosts lists the live tmux servers of every configured host, the hosts at once, each
 // within its connect timeout plus listBudget: an unreachable host is reported, never waited
 // for past its bound, and never holds up the others.
-func (c *Call) listHosts(ctx context.Context) ([]ServerInfo, []hostFailure) {
-	names := make([]string, 0, len(c.srv.hosts))
-	for name := range c.srv.hosts {
+func (s *Server) listHosts(ctx context.Context) ([]ServerInfo, []HostFailure) {
+	names := make([]string, 0, len(s.hosts))
+	for name := range s.hosts {
 		names = append(names, name)
 	}
 	sort.Strings(names)
@@ -269,16 +269,16 @@ func (c *Call) listHosts(ctx context.Context) ([]ServerInfo, []hostFailure) {
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() { servers[i], errs[i] = c.listHost(ctx, c.srv.hosts[name]) })
+		wg.Go(func() { servers[i], errs[i] = s.listHost(ctx, s.hosts[name]) })
 	}
 	wg.Wait()
 	var all []ServerInfo
-	failed := []hostFailure{}
+	failed := []HostFailure{}
 	for i, name := range names {
 		all = append(all, servers[i]...)
-		c.srv.hostSeen(name, errs[i])
+		s.hostSeen(name, errs[i])
 		if errs[i] != nil {
-			failed = append(failed, hostFailure{Host: name, Error: errs[i].Error()})
+			failed = append(failed, HostFailure{Host: name, Error: errs[i].Error()})
 		}
 	}
 	return all, failed
@@ -286,32 +286,18 @@ func (c *Call) listHosts(ctx context.Context) ([]ServerInfo, []hostFailure) {
 
 // listHost lists the live tmux servers of one host: the sockets in its user's socket
 // directory, each asked for its server's description.
-func (c *Call) listHost(ctx context.Context, h *ssh.Host) ([]ServerInfo, error) {
+func (s *Server) listHost(ctx context.Context, h *ssh.Host) ([]ServerInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(h.ConnectTimeout, ssh.DefaultConnectTimeout)+listBudget)
 	defer cancel()
-	cfg := tmux.Config{Env: c.srv.opts.Env, Host: h}
-	probe := tmux.NewServer(cfg)
-	names, err := probe.SocketNames(ctx)
-	probe.Close()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("host %q (%s) did not answer within %v", h.Name, h.Destination, cmp.Or(h.ConnectTimeout, ssh.DefaultConnectTimeout)+listBudget)
-		}
-		return nil, err
-	}
-	sort.Strings(names)
+	probe := tmux.NewServer(tmux.Config{Env: s.opts.Env, Host: h})
+	defer probe.Close()
+	sts, err := probe.Servers(ctx)
 	var out []ServerInfo
-	for _, name := range names {
-		cfg.SocketName = name
-		ts := tmux.NewServer(cfg)
-		info, err := serverInfo(ctx, c, ts, name, "")
-		ts.Close()
-		if err != nil {
-			return out, err
-		}
-		if info.IsAlive {
-			out = append(out, info)
-		}
+	for _, st := range sts {
+		out = append(out, s.serverInfo(st, probe))
 	}
-	return out, nil
+	if err != nil && ctx.Err() != nil {
+		return out, fmt.Errorf("host %q (%s) did not answer within %v", h.Name, h.Destination, cmp.Or(h.ConnectTimeout, ssh.DefaultConnectTimeout)+listBudget)
+	}
+	return out, err
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/internal/shellinteg"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // integrationHint says what to do when a pane's shell cannot get the integration.
@@ -19,13 +18,13 @@ const integrationHint = "Pass shell=\"bash\" (or zsh, fish) to start one of thos
 // launch is a new pane's shell started with the shell integration.
 type launch struct {
 	shellinteg.Launch
-	envArgs []string // -e flags: the call's environment and the integration's
+	env []string // NAME=value: the call's environment and the integration's
 }
 
 // integration decides whether a new pane's shell gets the integration (arg, else the
 // LIBTMUX_MCP_SHELL_INTEGRATION setting) and how it starts: nil when it does not. shell is
-// the call's shell argument; envArgs its -e flags.
-func (c *Call) integration(ctx context.Context, ts *tmux.Server, arg *bool, shell *string, envArgs []string) (*launch, error) {
+// the call's shell argument; env its environment (NAME=value).
+func (c *Call) integration(ctx context.Context, ts *tmux.Server, arg *bool, shell *string, env []string) (*launch, error) {
 	on := c.srv.opts.ShellIntegration
 	if arg != nil {
 		on = *arg
@@ -41,13 +40,13 @@ func (c *Call) integration(ctx context.Context, ts *tmux.Server, arg *bool, shel
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.srv.shellFiles.Command(program, login, envValue(envArgs, "ZDOTDIR", c.srv.env("ZDOTDIR", "")))
+	l, err := c.srv.shellFiles.Command(program, login, envValue(env, "ZDOTDIR", c.srv.env("ZDOTDIR", "")))
 	if err != nil {
 		return nil, err
 	}
-	out := &launch{Launch: l, envArgs: slices.Clone(envArgs)}
+	out := &launch{Launch: l, env: slices.Clone(env)}
 	for _, k := range slices.Sorted(maps.Keys(l.Env)) {
-		out.envArgs = append(out.envArgs, "-e", k+"="+l.Env[k])
+		out.env = append(out.env, k+"="+l.Env[k])
 	}
 	return out, nil
 }
@@ -63,14 +62,12 @@ func (c *Call) integrationShell(ctx context.Context, ts *tmux.Server, shell *str
 			"shell_integration: cannot add the integration to shell %q: it supports bash, zsh and fish started alone", truncate(*shell, 80))
 	}
 	cmd, def := "", c.srv.env("SHELL", "/bin/sh")
-	out, qerr := ts.Query(ctx, []string{"show-options", "-gqv", "default-command"}, []string{"show-options", "-gqv", "default-shell"})
-	switch {
+	op := &tmux.DefaultShell{}
+	switch qerr := ts.Do(ctx, op); {
 	case qerr == nil:
-		if len(out[0]) > 0 {
-			cmd = strings.TrimSpace(out[0][0])
-		}
-		if len(out[1]) > 0 && out[1][0] != "" {
-			def = out[1][0]
+		cmd = op.Command
+		if op.Shell != "" {
+			def = op.Shell
 		}
 	case !errors.Is(qerr, tmux.ErrServerNotRunning):
 		return "", false, qerr
@@ -87,10 +84,10 @@ func (c *Call) integrationShell(ctx context.Context, ts *tmux.Server, shell *str
 	return def, true, nil
 }
 
-// envValue returns the value of k among -e flags, else def.
-func envValue(envArgs []string, k, def string) string {
-	for i := 0; i+1 < len(envArgs); i += 2 {
-		if v, ok := strings.CutPrefix(envArgs[i+1], k+"="); ok && envArgs[i] == "-e" {
+// envValue returns the value of k among NAME=value pairs, else def.
+func envValue(env []string, k, def string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, k+"="); ok {
 			def = v
 		}
 	}
@@ -107,24 +104,6 @@ func (c *Call) startIntegrated(ctx context.Context, ts *tmux.Server, pane string
 	if _, err := c.srv.cmds.follow(ctx, ts, pane, true); err != nil {
 		return fmt.Errorf("following pane %s: %w", pane, err)
 	}
-	args := []string{"respawn-pane", "-k", "-t", pane}
-	if dir != nil {
-		args = append(args, "-c", format.Escape(*dir))
-	}
-	args = append(args, l.envArgs...)
-	args = append(args, l.Argv...)
-	_, err := ts.Exec(ctx, args, []string{"set-option", "-p", "-t", pane, integrationOption, l.Shell})
-	return err
-}
-
-// activePane returns the pane of a new window (its only one).
-func activePane(ctx context.Context, ts *tmux.Server, target string) (string, error) {
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", target, "#{pane_id}"})
-	if err != nil {
-		return "", err
-	}
-	if len(out[0]) != 1 || out[0][0] == "" {
-		return "", fmt.Errorf("%s: %w", target, tmux.ErrNotFound)
-	}
-	return out[0][0], nil
+	return ts.Batch(ctx, &tmux.RespawnPane{Pane: pane, Kill: true, Dir: dir, Env: l.env, Argv: l.Argv},
+		&tmux.SetPaneOption{Pane: pane, Name: integrationOption, Value: l.Shell})
 }

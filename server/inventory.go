@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/filter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // inventoryTools: listing and creating servers, sessions, windows and panes.
@@ -49,8 +43,8 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
 			createWindow),
 		define(spec{Name: "list_panes", Title: "List tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List panes of a window, else a session, else all, with get_pane_info's fields.",
-			Input:       edits(objectOrJSON("filters", filtersDesc))},
+			Description: "List panes of a window, else a session, else all: id, place, title, command, path; pane_active, is_watched, is_caller only when true. detail full adds get_pane_info's other fields (in detail). Filters see every field.",
+			Input:       edits(objectOrJSON("filters", filtersDesc), enum("detail", "brief", "full"), def("detail", "brief"))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
 			Description: "Describe a window and its panes."},
@@ -81,46 +75,35 @@ type listServersOut struct {
 	Servers []ServerInfo `json:"servers"`
 
 	// Only when hosts are configured (hostOnly).
-	Unreachable []hostFailure `json:"unreachable_hosts,omitempty" jsonschema:"configured hosts that could not be listed, with ssh's or the host's message"`
+	Unreachable []HostFailure `json:"unreachable_hosts,omitempty" jsonschema:"configured hosts that could not be listed, with ssh's or the host's message"`
 }
 
 func listServers(ctx context.Context, c *Call, in *listServersIn) (listServersOut, error) {
-	out := listServersOut{Servers: []ServerInfo{}}
-	dir := filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()))
-	var paths []string
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if e.Type()&os.ModeSocket != 0 {
-				paths = append(paths, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	sort.Strings(paths)
 	for _, p := range in.ExtraSocketPaths {
 		if strings.ContainsRune(p, 0) || p == "" {
-			return out, fail("Pass absolute paths of tmux sockets.", "extra_socket_paths holds an empty path or a NUL byte")
+			return listServersOut{Servers: []ServerInfo{}}, fail("Pass absolute paths of tmux sockets.", "extra_socket_paths holds an empty path or a NUL byte")
 		}
 	}
-	paths = append(paths, in.ExtraSocketPaths...)
-	for _, p := range paths {
-		conn, err := net.DialTimeout("unix", p, 100*time.Millisecond)
-		if err != nil {
-			continue // stale or not a socket
-		}
-		conn.Close()
-		ts := tmux.NewServer(tmux.Config{Bin: c.srv.opts.TmuxBin, SocketPath: p, Env: c.srv.opts.Env, Timeout: time.Second})
-		info, _ := serverInfo(ctx, c, ts, filepath.Base(p), p)
-		ts.Close()
-		if info.IsAlive {
-			out.Servers = append(out.Servers, info)
-		}
+	servers, failed := c.srv.Servers(ctx, in.ExtraSocketPaths...)
+	return listServersOut{Servers: servers, Unreachable: failed}, nil
+}
+
+// Servers lists the live tmux servers on this machine (their sockets in this user's socket
+// directory, then those at extra socket paths), then those of every configured host, with the
+// hosts that could not be listed (nil when no hosts are configured).
+func (s *Server) Servers(ctx context.Context, extra ...string) ([]ServerInfo, []HostFailure) {
+	out := []ServerInfo{}
+	probe := tmux.NewServer(tmux.Config{Bin: s.opts.TmuxBin, Env: s.opts.Env})
+	local, _ := probe.Servers(ctx, extra...)
+	probe.Close()
+	for _, st := range local {
+		out = append(out, s.serverInfo(st, probe))
 	}
-	if len(c.srv.hosts) > 0 {
-		servers, failed := c.listHosts(ctx)
-		out.Servers = append(out.Servers, servers...)
-		out.Unreachable = failed
+	if len(s.hosts) == 0 {
+		return out, nil
 	}
-	return out, nil
+	servers, failed := s.listHosts(ctx)
+	return append(out, servers...), failed
 }
 
 // env reads a variable from the configured environment.
@@ -148,62 +131,17 @@ func getServerInfo(ctx context.Context, c *Call, in *socketOnly) (ServerInfo, er
 	if err != nil {
 		return ServerInfo{}, err
 	}
-	cfg := ts.Config()
-	name := cfg.SocketName
-	if name == "" && cfg.SocketPath == "" {
-		name = "default"
-	}
-	return serverInfo(ctx, c, ts, name, cfg.SocketPath)
+	st, err := ts.Status(ctx)
+	return c.srv.serverInfo(st, ts), err
 }
 
-// serverInfo describes the server ts; it fails only when its host cannot be reached (on this
-// machine, a server that does not answer is simply not alive).
-func serverInfo(ctx context.Context, c *Call, ts *tmux.Server, name, path string) (ServerInfo, error) {
-	info := ServerInfo{SocketName: name, SocketPath: path, Host: c.srv.hostLabel(ts)}
-	if path == "" && ts.Local() {
-		info.SocketPath = filepath.Join(c.srv.env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", os.Getuid()), name)
+// serverInfo is a server's status as list_servers and get_server_info give it.
+func (s *Server) serverInfo(st tmux.ServerStatus, ts *tmux.Server) ServerInfo {
+	return ServerInfo{
+		IsAlive: st.Alive, SocketName: st.SocketName, SocketPath: st.SocketPath, Version: st.Version, PID: st.PID,
+		SessionCount: st.Sessions, WindowCount: st.Windows, PaneCount: st.Panes, AttachedClients: st.AttachedClients,
+		Host: s.hostLabel(ts),
 	}
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "#{pid} #{version} #{socket_path}"})
-	if he := (*tmux.HostError)(nil); errors.As(err, &he) {
-		return info, err
-	}
-	if err != nil || len(out[0]) == 0 {
-		if ts.Local() {
-			info.Version = binaryVersion(ctx, c.srv.opts.TmuxBin)
-		}
-		return info, nil
-	}
-	f := strings.SplitN(out[0][0], " ", 3)
-	if len(f) == 3 {
-		info.PID, _ = strconv.Atoi(f[0])
-		info.Version = f[1]
-		info.SocketPath = f[2]
-	}
-	snap, err := ts.Snapshot(ctx, tmux.WithAll)
-	if err != nil {
-		return info, nil
-	}
-	info.IsAlive = true
-	info.SessionCount = len(snap.Sessions)
-	info.WindowCount = len(snap.Windows)
-	info.PaneCount = len(snap.Panes)
-	for _, cl := range snap.Clients {
-		if !cl.ControlMode {
-			info.AttachedClients++
-		}
-	}
-	return info, nil
-}
-
-func binaryVersion(ctx context.Context, bin string) string {
-	if bin == "" {
-		bin = "tmux"
-	}
-	b, err := exec.CommandContext(ctx, bin, "-V").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimPrefix(strings.TrimSpace(string(b)), "tmux ")
 }
 
 // ---- list_sessions
@@ -262,13 +200,11 @@ type createSessionIn struct {
 }
 
 func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {
-	if err := errors.Join(checkSessionName(in.SessionName), checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
+	if err := errors.Join(checkSessionName(in.SessionName), checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory),
+		checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
 		return tmux.Session{}, err
 	}
-	if err := errors.Join(checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
-		return tmux.Session{}, err
-	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return tmux.Session{}, err
 	}
@@ -276,56 +212,46 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	if err != nil {
 		return tmux.Session{}, err
 	}
-	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}"}
-	if in.SessionName != nil {
-		args = append(args, "-s", format.Escape(*in.SessionName))
-	}
-	if in.WindowName != nil {
-		args = append(args, "-n", format.Escape(*in.WindowName))
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	if in.X != nil {
-		args = append(args, "-x", strconv.Itoa(*in.X))
-	}
-	if in.Y != nil {
-		args = append(args, "-y", strconv.Itoa(*in.Y))
-	}
-	args = append(args, envArgs...)
-	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, envArgs)
+	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, env)
 	if err != nil {
 		return tmux.Session{}, err
 	}
-	if l != nil {
-		args = append(args, placeholder...)
-	}
-	// Spawned, not over control mode: new-session may have to start the server.
-	out, err := ts.Spawn(ctx, nil, args...)
-	if err != nil {
+	op := &tmux.NewSession{Name: in.SessionName, WindowName: in.WindowName, Width: in.X, Height: in.Y,
+		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, nil)}}
+	if err := ts.Create(ctx, op); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "duplicate session") {
 			return tmux.Session{}, fail("Choose another session_name, or use the existing session (list_sessions).", "a session named %q already exists", str(in.SessionName))
 		}
 		return tmux.Session{}, err
 	}
-	if len(out) == 0 {
-		return tmux.Session{}, fmt.Errorf("new-session printed no session id")
-	}
-	markCreated(ctx, ts, out[0])
+	markCreated(ctx, ts, op.SessionID)
 	c.srv.kickTopology(c.host, in.SocketName)
-	if l != nil {
-		pane, err := activePane(ctx, ts, out[0]+":")
-		if err == nil {
-			err = c.startIntegrated(ctx, ts, pane, l, in.StartDirectory)
-		}
-		if err != nil {
-			return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
-		}
+	if err := c.startLaunch(ctx, ts, op.PaneID, l, in.StartDirectory); err != nil {
+		return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", op.SessionID, err)
 	}
-	return findSession(ctx, ts, out[0])
+	return findSession(ctx, ts, op.SessionID)
 }
 
+// launchArgv is what a new pane runs: the placeholder when its shell gets the integration
+// (startLaunch starts it), else shell when given, else tmux's default.
+func launchArgv(l *launch, shell *string) []string {
+	switch {
+	case l != nil:
+		return placeholder
+	case shell != nil:
+		return []string{*shell}
+	}
+	return nil
+}
+
+// startLaunch starts the integrated shell in a new pane, when it gets one.
+func (c *Call) startLaunch(ctx context.Context, ts *tmux.Server, pane string, l *launch, dir *string) error {
+	if l == nil {
+		return nil
+	}
+	return c.startIntegrated(ctx, ts, pane, l, dir)
+}
 func findSession(ctx context.Context, ts *tmux.Server, id string) (tmux.Session, error) {
 	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithClients)
 	if err != nil {
@@ -418,7 +344,7 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 	if err := errors.Join(checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory)); err != nil {
 		return tmux.Window{}, err
 	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return tmux.Window{}, err
 	}
@@ -426,54 +352,22 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	args := []string{"new-window", "-P", "-F", "#{window_id}"}
-	if !in.Attach {
-		args = append(args, "-d")
-	}
-	target := t.session.SessionID + ":"
-	switch str(in.Direction) {
-	case "after":
-		args = append(args, "-a")
-		target = t.session.ActiveWindowID
-	case "before":
-		args = append(args, "-b")
-		target = t.session.ActiveWindowID
-	}
-	args = append(args, "-t", target)
-	if in.WindowName != nil {
-		args = append(args, "-n", format.Escape(*in.WindowName))
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	args = append(args, envArgs...)
-	l, err := c.integration(ctx, t.ts, in.ShellIntegration, nil, envArgs)
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, nil, env)
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	if l != nil {
-		args = append(args, placeholder...)
-	}
-	out, err := t.ts.Command(ctx, args...)
-	if err != nil {
+	op := &tmux.NewWindow{Session: t.session.SessionID, Beside: t.session.ActiveWindowID, Attach: in.Attach, Name: in.WindowName,
+		After: str(in.Direction) == "after", Before: str(in.Direction) == "before",
+		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, nil)}}
+	if err := t.ts.Do(ctx, op); err != nil {
 		return tmux.Window{}, err
 	}
-	if len(out) == 0 {
-		return tmux.Window{}, fmt.Errorf("new-window printed no window id")
+	markCreated(ctx, t.ts, op.WindowID)
+	if err := c.startLaunch(ctx, t.ts, op.PaneID, l, in.StartDirectory); err != nil {
+		return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", op.WindowID, err)
 	}
-	markCreated(ctx, t.ts, out[0])
-	if l != nil {
-		pane, err := activePane(ctx, t.ts, out[0])
-		if err == nil {
-			err = c.startIntegrated(ctx, t.ts, pane, l, in.StartDirectory)
-		}
-		if err != nil {
-			return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
-		}
-	}
-	return findWindowNow(ctx, t.ts, out[0])
+	return findWindowNow(ctx, t.ts, op.WindowID)
 }
-
 func findWindowNow(ctx context.Context, ts *tmux.Server, id string) (tmux.Window, error) {
 	snap, err := ts.Snapshot(ctx, tmux.WithWindows)
 	if err != nil {
@@ -489,12 +383,78 @@ func findWindowNow(ctx context.Context, ts *tmux.Server, id string) (tmux.Window
 
 type listPanesIn struct {
 	WindowTarget
-	Filters any `json:"filters,omitempty"`
+	Filters any     `json:"filters,omitempty"`
+	Detail  *string `json:"detail,omitempty"`
 	Socket
 }
 
 type listPanesOut struct {
-	Panes []PaneInfo `json:"panes"`
+	Panes []PaneEntry `json:"panes"`
+}
+
+// PaneEntry is a pane as list_panes lists it: by default what an agent needs to choose a pane
+// (its id and place, what runs there, whether it is active or on a person's screen), about a
+// quarter of get_pane_info's record (1,000 panes: 1.1 MB in full, 0.28 MB brief); with detail
+// full, the rest too, in Detail. Its flags are present only when true, in both.
+type PaneEntry struct {
+	PaneID             string      `json:"pane_id" jsonschema:"pane id, e.g. %1"`
+	SessionName        string      `json:"session_name"`
+	WindowIndex        int         `json:"window_index"`
+	PaneIndex          int         `json:"pane_index"`
+	PaneTitle          string      `json:"pane_title"`
+	PaneCurrentCommand string      `json:"pane_current_command"`
+	PaneCurrentPath    string      `json:"pane_current_path"`
+	PaneActive         bool        `json:"pane_active,omitempty" jsonschema:"present (true) on its window's active pane only"`
+	IsWatched          bool        `json:"is_watched,omitempty" jsonschema:"present (true) when a terminal client has this pane on screen"`
+	IsCaller           bool        `json:"is_caller,omitempty" jsonschema:"present (true) on the pane this MCP server runs in only"`
+	Detail             *PaneDetail `json:"detail,omitempty" jsonschema:"with detail full only: the rest of get_pane_info's fields"`
+}
+
+// PaneDetail is the rest of a pane's record, listed with detail full.
+type PaneDetail struct {
+	SessionID    string `json:"session_id"`
+	WindowID     string `json:"window_id"`
+	PaneWidth    int    `json:"pane_width"`
+	PaneHeight   int    `json:"pane_height"`
+	PaneLeft     int    `json:"pane_left"`
+	PaneTop      int    `json:"pane_top"`
+	PaneRight    int    `json:"pane_right"`
+	PaneBottom   int    `json:"pane_bottom"`
+	PaneAtLeft   bool   `json:"pane_at_left"`
+	PaneAtRight  bool   `json:"pane_at_right"`
+	PaneAtTop    bool   `json:"pane_at_top"`
+	PaneAtBottom bool   `json:"pane_at_bottom"`
+	PaneTTY      string `json:"pane_tty"`
+	PanePID      int    `json:"pane_pid"`
+	PaneDead     bool   `json:"pane_dead"`
+	PaneInMode   bool   `json:"pane_in_mode"`
+}
+
+// paneEntries lists panes, each in brief or, when full, with its detail.
+func paneEntries(panes []PaneInfo, full bool) []PaneEntry {
+	out := make([]PaneEntry, len(panes))
+	var details []PaneDetail
+	if full {
+		details = make([]PaneDetail, len(panes))
+	}
+	for i, p := range panes {
+		out[i] = PaneEntry{
+			PaneID: p.PaneID, SessionName: p.SessionName, WindowIndex: p.WindowIndex,
+			PaneIndex: p.PaneIndex, PaneTitle: p.PaneTitle, PaneCurrentCommand: p.PaneCurrentCommand,
+			PaneCurrentPath: p.PaneCurrentPath, PaneActive: p.PaneActive, IsWatched: p.IsWatched,
+			IsCaller: p.IsCaller != nil && *p.IsCaller,
+		}
+		if full {
+			details[i] = PaneDetail{
+				SessionID: p.SessionID, WindowID: p.WindowID, PaneWidth: p.PaneWidth, PaneHeight: p.PaneHeight,
+				PaneLeft: p.PaneLeft, PaneTop: p.PaneTop, PaneRight: p.PaneRight, PaneBottom: p.PaneBottom,
+				PaneAtLeft: p.PaneAtLeft, PaneAtRight: p.PaneAtRight, PaneAtTop: p.PaneAtTop, PaneAtBottom: p.PaneAtBottom,
+				PaneTTY: p.PaneTTY, PanePID: p.PanePID, PaneDead: p.PaneDead, PaneInMode: p.PaneInMode,
+			}
+			out[i].Detail = &details[i]
+		}
+	}
+	return out
 }
 
 func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, error) {
@@ -502,46 +462,98 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	if err != nil {
 		return listPanesOut{}, err
 	}
+	full := in.Detail != nil && *in.Detail == "full"
+	if in.Detail != nil && !full && *in.Detail != "brief" {
+		return listPanesOut{}, fail("Use brief (the default) or full.", "detail %q is neither brief nor full", truncate(*in.Detail, 40))
+	}
 	if err := checkIDs(nil, in.WindowID, in.SessionID); err != nil {
 		return listPanesOut{}, err
 	}
-	var ts *tmux.Server
-	var snap *tmux.Snapshot
-	var panes []tmux.Pane
+	ts, snap, panes, err := c.panesOf(ctx, in, !full && len(fs) == 0)
+	if err != nil {
+		return listPanesOut{}, err
+	}
+	return listPanesOut{Panes: paneEntries(filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes)), full)}, nil
+}
+
+// Text is the panes as a table, one line a pane (the structured content holds the same as
+// JSON): the JSON again as text would double a listing an agent must read whole. With detail
+// full the text is the JSON, as for other tools.
+func (o listPanesOut) Text() string {
+	if len(o.Panes) > 0 && o.Panes[0].Detail != nil {
+		b, _ := marshalText(o)
+		return string(b)
+	}
+	var b strings.Builder
+	b.WriteString("pane\tsession:window.pane\tcommand\tpath\ttitle\tflags\n")
+	for _, p := range o.Panes {
+		flags := make([]string, 0, 3)
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{p.PaneActive, "active"}, {p.IsWatched, "watched"}, {p.IsCaller, "caller"}} {
+			if f.on {
+				flags = append(flags, f.name)
+			}
+		}
+		fmt.Fprintf(&b, "%s\t%s:%d.%d\t%s\t%s\t%s\t%s\n", p.PaneID, cell(p.SessionName), p.WindowIndex, p.PaneIndex,
+			cell(p.PaneCurrentCommand), cell(p.PaneCurrentPath), cell(p.PaneTitle), strings.Join(flags, ","))
+	}
+	return b.String()
+}
+
+// cell is a value in a table of Text: quoted when it holds a tab, a newline or another control
+// character (names and titles are anyone's).
+func cell(v string) string {
+	if strings.IndexFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// panesOf reads the panes list_panes lists: a window's, a session's or every pane, with the
+// clients (is_watched); every pane of the server in brief only reads the fields of brief.
+func (c *Call) panesOf(ctx context.Context, in *listPanesIn, brief bool) (*tmux.Server, *tmux.Snapshot, []tmux.Pane, error) {
 	switch {
 	case in.WindowID != nil || in.WindowIndex != nil:
 		t, err := c.windowWith(ctx, in.WindowTarget, in.SocketName, readPanes|readClients)
 		if err != nil {
-			return listPanesOut{}, err
+			return nil, nil, nil, err
 		}
-		ts, snap, panes = t.ts, t.snap, t.snap.WindowPanes(t.window)
+		return t.ts, t.snap, t.snap.WindowPanes(t.window), nil
 	case in.SessionID != nil || in.SessionName != nil:
 		t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
 		if err != nil {
-			return listPanesOut{}, err
+			return nil, nil, nil, err
 		}
-		if ts, snap = t.ts, t.snap; snap.Parts&tmux.WithPanes == 0 {
-			if snap, _, err = ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
-				return listPanesOut{}, err
+		snap := t.snap
+		if snap.Parts&tmux.WithPanes == 0 {
+			if snap, _, err = t.ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
+				return nil, nil, nil, err
 			}
 		}
+		var panes []tmux.Pane
 		for _, p := range snap.Panes {
 			if p.SessionID == t.session.SessionID {
 				panes = append(panes, p)
 			}
 		}
-	default:
-		// Every pane: the panes and the clients (is_watched), not the sessions and windows.
-		var err error
-		if ts, err = c.tmuxFor(in.SocketName); err != nil {
-			return listPanesOut{}, err
-		}
-		if snap, err = ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients); err != nil {
-			return listPanesOut{}, err
-		}
-		panes = snap.Panes
+		return t.ts, snap, panes, nil
 	}
-	return listPanesOut{Panes: filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes))}, nil
+	ts, err := c.tmuxFor(in.SocketName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if op := (&tmux.PaneList{}); brief && ts.Do(ctx, op) == nil {
+		return ts, op.Snapshot, op.Snapshot.Panes, nil
+	}
+	// Every field, or a brief read that failed (a command or path holding the separator,
+	// which this read prints once; the server gone, which this one says).
+	snap, err := ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ts, snap, snap.Panes, nil
 }
 
 // ---- get_window_info
@@ -645,76 +657,53 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if err := checkDir(in.StartDirectory); err != nil {
+	if err := errors.Join(checkDir(in.StartDirectory), checkShell(in.Shell, "omit shell for the default shell")); err != nil {
 		return PaneInfo{}, err
 	}
-	if err := checkShell(in.Shell, "omit shell for the default shell"); err != nil {
-		return PaneInfo{}, err
-	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return PaneInfo{}, err
 	}
 	if err := checkIDs(in.PaneID, in.WindowID, in.SessionID); err != nil {
 		return PaneInfo{}, err
 	}
-	ts, snap, err := c.snapshot(ctx, in.SocketName)
+	ts, pane, err := c.paneOrActive(ctx, in.PaneID, in.WindowTarget, in.SocketName)
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	var pane tmux.Pane
-	if in.PaneID != nil {
-		pane, err = resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
-	} else {
-		var w tmux.Window
-		if w, err = resolveWindowIn(snap, in.WindowTarget); err == nil {
-			pane, err = resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
-		}
-	}
+	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, env)
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	args := []string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane.PaneID}
-	switch str(in.Direction) {
-	case "above":
-		args = append(args, "-v", "-b")
-	case "left":
-		args = append(args, "-h", "-b")
-	case "right":
-		args = append(args, "-h")
-	default:
-		args = append(args, "-v")
-	}
-	if size != "" {
-		args = append(args, "-l", size)
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	args = append(args, envArgs...)
-	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, envArgs)
-	switch {
-	case err != nil:
+	op := &tmux.SplitWindow{Pane: pane.PaneID, Direction: str(in.Direction), Size: size,
+		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, in.Shell)}}
+	if err := ts.Do(ctx, op); err != nil {
 		return PaneInfo{}, err
-	case l != nil:
-		args = append(args, placeholder...)
-	case in.Shell != nil:
-		args = append(args, *in.Shell)
 	}
-	out, err := ts.Command(ctx, args...)
+	markCreated(ctx, ts, op.PaneID)
+	if err := c.startLaunch(ctx, ts, op.PaneID, l, in.StartDirectory); err != nil {
+		return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", op.PaneID, err)
+	}
+	return c.paneByID(ctx, ts, op.PaneID)
+}
+
+// paneOrActive resolves pane_id, else the active pane of the window target, in a snapshot of
+// the whole server.
+func (c *Call) paneOrActive(ctx context.Context, paneID *string, wt WindowTarget, socket *string) (*tmux.Server, tmux.Pane, error) {
+	ts, snap, err := c.snapshot(ctx, socket)
 	if err != nil {
-		return PaneInfo{}, err
+		return nil, tmux.Pane{}, err
 	}
-	if len(out) == 0 {
-		return PaneInfo{}, fmt.Errorf("split-window printed no pane id")
+	if paneID != nil {
+		p, err := resolvePaneIn(snap, PaneTarget{PaneID: paneID})
+		return ts, p, err
 	}
-	markCreated(ctx, ts, out[0])
-	if l != nil {
-		if err := c.startIntegrated(ctx, ts, out[0], l, in.StartDirectory); err != nil {
-			return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", out[0], err)
-		}
+	w, err := resolveWindowIn(snap, wt)
+	if err != nil {
+		return nil, tmux.Pane{}, err
 	}
-	return c.paneByID(ctx, ts, out[0])
+	p, err := resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
+	return ts, p, err
 }
 
 // paneByID reads one pane afresh: that pane alone, unless its window is linked more than once

@@ -58,11 +58,10 @@ func checkOptionName(name string) error {
 	return nil
 }
 
-// scopeTarget is a resolved scope: the tmux flags and the target they name.
+// scopeTarget is a resolved scope, and what the result reports as its target.
 type scopeTarget struct {
-	flags  []string
-	target string // id of the session, window or pane; "" for server or global
-	label  string // what the result reports as target
+	scope tmux.OptionScope
+	label string
 }
 
 // resolveScope turns scope, target and global_ into tmux flags. Without a target, a session,
@@ -85,7 +84,7 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string, opti
 	if scope, err = c.optionScope(ctx, ts, option, scope, a); err != nil {
 		return nil, scopeTarget{}, err
 	}
-	st := scopeTarget{flags: tmux.OptionFlags(scope, a.Global)}
+	st := scopeTarget{scope: tmux.OptionScope{Kind: scope, Global: a.Global}}
 	switch {
 	case a.Global:
 		st.label = "global"
@@ -98,11 +97,10 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string, opti
 	if err != nil {
 		return nil, st, err
 	}
-	if st.target, err = scopeTargetIn(snap, scope, a.Target); err != nil {
+	if st.scope.Target, err = scopeTargetIn(snap, scope, a.Target); err != nil {
 		return nil, st, err
 	}
-	st.flags = append(st.flags, "-t", st.target)
-	st.label = st.target
+	st.label = st.scope.Target
 	return ts, st, nil
 }
 
@@ -112,12 +110,12 @@ func (c *Call) resolveScope(ctx context.Context, a ScopeArgs, sock *string, opti
 func (c *Call) optionScope(ctx context.Context, ts *tmux.Server, option, scope string, a ScopeArgs) (string, error) {
 	own := ""
 	if option != "" && !strings.HasPrefix(option, "@") {
-		out, err := ts.Query(ctx, tmux.OptionTables...)
-		if err != nil {
+		base, _, _ := strings.Cut(option, "[")
+		op := &tmux.OptionTable{Name: base}
+		if err := ts.Do(ctx, op); err != nil {
 			return "", err
 		}
-		base, _, _ := strings.Cut(option, "[")
-		own = tmux.OptionTableOf(out, base) // "" for an option tmux does not know: tmux says so
+		own = op.Table // "" for an option tmux does not know: tmux says so
 	}
 	switch {
 	case own == "server" && (scope == "session" || scope == "window" || scope == "pane"):
@@ -239,13 +237,8 @@ func showOption(ctx context.Context, c *Call, in *showOptionIn) (showOptionOut, 
 	if err != nil {
 		return showOptionOut{}, err
 	}
-	args := []string{"show-options", "-v"}
-	if !in.Global {
-		args = append(args, "-A") // the effective value, inherited or not
-	}
-	args = append(append(args, st.flags...), in.Option)
-	out, err := ts.Query(ctx, args)
-	if err != nil {
+	op := &tmux.ShowOption{Scope: st.scope, Name: in.Option, Effective: !in.Global}
+	if err := ts.Do(ctx, op); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "invalid option") {
 			if strings.HasPrefix(in.Option, "@") {
@@ -255,7 +248,7 @@ func showOption(ctx context.Context, c *Call, in *showOptionIn) (showOptionOut, 
 		}
 		return showOptionOut{}, err
 	}
-	v := strings.Join(out[0], "\n")
+	v := strings.Join(op.Value, "\n")
 	return showOptionOut{Option: in.Option, Value: &v, Target: st.label}, nil
 }
 
@@ -302,8 +295,7 @@ func setOption(ctx context.Context, c *Call, in *setOptionIn) (setOptionOut, err
 	if hooks[base] {
 		return setOptionOut{}, fail("Hooks are readable (show_hooks, show_hook), never writable through this server.", "%s is a hook, not an option", base)
 	}
-	args := append(append([]string{"set-option"}, st.flags...), in.Option, in.Value)
-	if _, err := ts.Exec(ctx, args); err != nil {
+	if err := ts.Do(ctx, &tmux.SetOption{Scope: st.scope, Name: in.Option, Value: in.Value}); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) {
 			// tmux's message may quote the value; keep only what it says about the option.
@@ -330,29 +322,30 @@ type showEnvironmentOut struct {
 	Target    string         `json:"target" jsonschema:"the session id, or global"`
 }
 
-// envTarget resolves the session of an environment tool, or global when none is given.
-func (c *Call) envTarget(ctx context.Context, in envScopeIn) (*tmux.Server, []string, string, error) {
+// envTarget resolves the session of an environment tool ("" for global when none is given),
+// and the target its result reports.
+func (c *Call) envTarget(ctx context.Context, in envScopeIn) (*tmux.Server, string, string, error) {
 	if in.SessionID == nil && in.SessionName == nil {
 		ts, err := c.tmuxFor(in.SocketName)
-		return ts, []string{"-g"}, "global", err
+		return ts, "", "global", err
 	}
 	t, err := c.session(ctx, in.SessionID, in.SessionName, in.SocketName)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", "", err
 	}
-	return t.ts, []string{"-t", t.session.SessionID}, t.session.SessionID, nil
+	return t.ts, t.session.SessionID, t.session.SessionID, nil
 }
 
 func showEnvironment(ctx context.Context, c *Call, in *envScopeIn) (showEnvironmentOut, error) {
-	ts, flags, label, err := c.envTarget(ctx, *in)
+	ts, session, label, err := c.envTarget(ctx, *in)
 	if err != nil {
 		return showEnvironmentOut{}, err
 	}
-	out, err := ts.Query(ctx, append([]string{"show-environment"}, flags...))
-	if err != nil {
+	op := &tmux.ShowEnvironment{Session: session}
+	if err := ts.Do(ctx, op); err != nil {
 		return showEnvironmentOut{}, err
 	}
-	return showEnvironmentOut{Variables: tmux.ParseEnvironment(out[0]), Target: label}, nil
+	return showEnvironmentOut{Variables: op.Vars, Target: label}, nil
 }
 
 type setEnvironmentIn struct {
@@ -378,11 +371,11 @@ func setEnvironment(ctx context.Context, c *Call, in *setEnvironmentIn) (setEnvi
 	case len(in.Value) > 64<<10:
 		return setEnvironmentOut{}, fail("Use a value of at most 64 KiB.", "value is %d bytes long", len(in.Value))
 	}
-	ts, flags, label, err := c.envTarget(ctx, in.envScopeIn)
+	ts, session, label, err := c.envTarget(ctx, in.envScopeIn)
 	if err != nil {
 		return setEnvironmentOut{}, err
 	}
-	if _, err := ts.Exec(ctx, append(append([]string{"set-environment"}, flags...), in.Name, in.Value)); err != nil {
+	if err := ts.Do(ctx, &tmux.SetEnvironment{Session: session, Name: in.Name, Value: in.Value}); err != nil {
 		return setEnvironmentOut{}, err
 	}
 	return setEnvironmentOut{Name: in.Name, Value: in.Value, Status: "set", Target: label}, nil
@@ -408,15 +401,15 @@ type showHookIn struct {
 
 // hookNames returns every hook name tmux knows.
 func hookNames(ctx context.Context, ts *tmux.Server) (map[string]bool, error) {
-	out, err := ts.Query(ctx, tmux.GlobalHooks...)
-	if err != nil {
+	op := &tmux.HookNames{}
+	if err := ts.Do(ctx, op); err != nil {
 		return nil, err
 	}
-	return tmux.HookNames(out), nil
+	return op.Names, nil
 }
 
 func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Server, hooksOut, error) {
-	var cmds [][]string
+	op := &tmux.ShowHooks{}
 	var out hooksOut
 	var ts *tmux.Server
 	if s := str(a.Scope); a.Target == nil && (s == "" || s == "server") {
@@ -425,7 +418,7 @@ func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Serv
 		if ts, err = c.tmuxFor(sock); err != nil {
 			return nil, out, err
 		}
-		cmds, out.Target = tmux.GlobalHooks, "global"
+		out.Target = "global"
 	} else {
 		if s == "" {
 			s = targetKind(str(a.Target))
@@ -435,13 +428,12 @@ func (c *Call) hooks(ctx context.Context, a ScopeArgs, sock *string) (*tmux.Serv
 		if ts, st, err = c.resolveScope(ctx, ScopeArgs{Scope: &s, Target: a.Target, Global: a.Global}, sock, ""); err != nil {
 			return nil, out, err
 		}
-		cmds, out.Target = [][]string{append([]string{"show-hooks"}, st.flags...)}, st.label
+		op.Scope, out.Target = &st.scope, st.label
 	}
-	res, err := ts.Query(ctx, cmds...)
-	if err != nil {
+	if err := ts.Do(ctx, op); err != nil {
 		return nil, out, err
 	}
-	out.Entries = tmux.ParseHooks(res)
+	out.Entries = op.Hooks
 	return ts, out, nil
 }
 

@@ -18,58 +18,33 @@ const (
 	ownPane    = "@tmux_mcp_pane"
 )
 
+// owned are the tags of what this server created.
+var owned = tmux.Tags{Session: ownSession, Window: ownWindow, Pane: ownPane}
+
 // markCreated marks what a create tool made, target being the new session ("$1"), window
 // ("@2") or pane ("%3"): a session's first window and pane, a window's first pane too. A
 // failure only leaves the object unmarked (killable at the destructive tier alone).
 func markCreated(ctx context.Context, ts *tmux.Server, target string) {
-	set := func(scope, t, name, value string) []string {
-		return []string{"set-option", scope, "-F", "-t", t, name, value}
-	}
-	var cmds [][]string
-	switch {
-	case strings.HasPrefix(target, "$"):
-		cmds = append(cmds, []string{"set-option", "-t", target, ownSession, target},
-			set("-w", target+":", ownWindow, "#{window_id}"), set("-p", target+":", ownPane, "#{pane_id}"))
-	case strings.HasPrefix(target, "@"):
-		cmds = append(cmds, set("-w", target, ownWindow, "#{window_id}"), set("-p", target, ownPane, "#{pane_id}"))
-	default:
-		cmds = append(cmds, set("-p", target, ownPane, "#{pane_id}"))
-	}
-	ts.Exec(ctx, cmds...)
+	_ = ts.Do(ctx, &tmux.Tag{Tags: owned, Target: target})
 }
 
-// ownedFormat says, for each pane listed, whether this server created it, its window and its
-// session: "1 1 1" when all three.
-var ownedFormat = "#{pane_id} #{==:#{" + ownPane + "},#{pane_id}} #{==:#{" + ownWindow + "},#{window_id}} #{==:#{" + ownSession + "},#{session_id}}"
-
 // checkOwned refuses, below the destructive tier, a kill of what this server did not create:
-// the pane, or the window or session (scope "-s") with every pane in it. what names the object
-// for the message ("pane %3").
+// the pane, or the window or session with every pane in it. what names the object for the
+// message ("pane %3").
 func (c *Call) checkOwned(ctx context.Context, ts *tmux.Server, what, target string, level int) error {
 	if c.tier() >= policy.Destructive {
 		return nil
 	}
-	args := []string{"list-panes", "-F", ownedFormat, "-t", target}
-	switch level {
-	case levelPane:
-		args = []string{"display-message", "-p", "-t", target, ownedFormat}
-	case levelSession:
-		args = append(args, "-s")
-	}
-	out, err := ts.Query(ctx, args)
-	if err != nil {
+	op := &tmux.Tagged{Tags: owned, Target: target}
+	if err := ts.Do(ctx, op); err != nil {
 		return err
 	}
 	top := false // the object itself is not this server's
 	var panes []string
-	for _, line := range out[0] {
-		f := strings.Fields(line)
-		if len(f) != 4 {
-			continue
-		}
-		top = top || (level == levelSession && f[3] != "1") || (level == levelWindow && f[2] != "1")
-		if f[1] != "1" || (level == levelSession && f[2] != "1") {
-			panes = append(panes, f[0])
+	for _, p := range op.Panes {
+		top = top || (level == levelSession && !p.Session) || (level == levelWindow && !p.Window)
+		if !p.Own || (level == levelSession && !p.Window) {
+			panes = append(panes, p.Pane)
 		}
 	}
 	const hint = "At the mutating tier this server kills only the sessions, windows and panes it created; set LIBTMUX_SAFETY=destructive (or --safety destructive) to kill others."

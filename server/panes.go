@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // paneTools: selecting, swapping, resizing, titling, clearing, copy mode, respawning and killing
@@ -76,10 +74,8 @@ func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	var from tmux.Pane
-	if in.PaneID != nil {
-		from, err = resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
-	} else {
+	from, err := resolvePaneIn(snap, PaneTarget{PaneID: in.PaneID})
+	if in.PaneID == nil {
 		var w tmux.Window
 		if w, err = resolveWindowIn(snap, in.WindowTarget); err == nil {
 			from, err = resolvePaneIn(snap, PaneTarget{PaneID: &w.ActivePaneID})
@@ -88,40 +84,12 @@ func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	var args []string
-	switch str(in.Direction) {
-	case "":
-		args = []string{"select-pane", "-t", from.PaneID}
-	case "up", "down", "left", "right":
-		flag := map[string]string{"up": "-U", "down": "-D", "left": "-L", "right": "-R"}[*in.Direction]
-		args = []string{"select-pane", flag, "-t", from.PaneID}
-	case "last":
-		args = []string{"select-pane", "-l", "-t", from.WindowID}
+	op := &tmux.SelectPane{Pane: from.PaneID, Direction: str(in.Direction)}
+	switch op.Direction {
 	case "next", "previous":
-		// By index with wrap-around, selected by id: tmux's relative targets vary across versions.
-		var ids []tmux.Pane
-		seen := map[string]bool{}
-		for _, p := range snap.Panes {
-			if p.WindowID == from.WindowID && !seen[p.PaneID] {
-				seen[p.PaneID] = true
-				ids = append(ids, p)
-			}
-		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i].PaneIndex < ids[j].PaneIndex })
-		i := 0
-		for k, p := range ids {
-			if p.PaneID == from.PaneID {
-				i = k
-			}
-		}
-		if *in.Direction == "next" {
-			i = (i + 1) % len(ids)
-		} else {
-			i = (i - 1 + len(ids)) % len(ids)
-		}
-		args = []string{"select-pane", "-t", ids[i].PaneID}
+		op.Pane, op.Direction = neighbour(snap, from, op.Direction == "next"), ""
 	}
-	if _, err := ts.Exec(ctx, args); err != nil {
+	if err := ts.Do(ctx, op); err != nil {
 		if str(in.Direction) == "last" && errors.As(err, new(*tmux.CommandError)) {
 			return PaneInfo{}, fail("Select a pane by pane_id or another direction.", "window %s has no previously active pane: %v", from.WindowID, err)
 		}
@@ -140,6 +108,30 @@ func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error
 		return PaneInfo{}, fmt.Errorf("pane %s: %w", w.ActivePaneID, tmux.ErrNotFound)
 	}
 	return c.paneInfo(ctx, ts, now, p), nil
+}
+
+// neighbour is the pane after from in its window (or before it), by index with wrap-around:
+// tmux's relative targets vary across versions.
+func neighbour(snap *tmux.Snapshot, from tmux.Pane, next bool) string {
+	var ids []tmux.Pane
+	seen := map[string]bool{}
+	for _, p := range snap.Panes {
+		if p.WindowID == from.WindowID && !seen[p.PaneID] {
+			seen[p.PaneID] = true
+			ids = append(ids, p)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].PaneIndex < ids[j].PaneIndex })
+	i := 0
+	for k, p := range ids {
+		if p.PaneID == from.PaneID {
+			i = k
+		}
+	}
+	if next {
+		return ids[(i+1)%len(ids)].PaneID
+	}
+	return ids[(i-1+len(ids))%len(ids)].PaneID
 }
 
 // ---- swap_pane
@@ -169,7 +161,7 @@ func swapPane(ctx context.Context, c *Call, in *swapPaneIn) (PaneInfo, error) {
 		}
 	}
 	// -d keeps the active panes where they are.
-	if _, err := ts.Command(ctx, "swap-pane", "-d", "-s", in.SourcePaneID, "-t", in.TargetPaneID); err != nil {
+	if err := ts.Do(ctx, &tmux.SwapPanes{Source: in.SourcePaneID, Target: in.TargetPaneID}); err != nil {
 		return PaneInfo{}, err
 	}
 	return c.paneByID(ctx, ts, in.SourcePaneID)
@@ -200,31 +192,24 @@ func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error
 		return PaneInfo{}, err
 	}
 	p := t.pane
-	var cmds [][]string
+	var ops []tmux.Op
 	if in.Zoom != nil {
 		w, _ := windowRow(t.snap, p.SessionID, p.WindowID)
 		switch {
 		case *in.Zoom && w.WindowZoomed && w.ActivePaneID == p.PaneID:
 		case *in.Zoom && w.WindowZoomed:
 			// Another pane is zoomed: unzoom, then zoom this one (which makes it active).
-			cmds = [][]string{{"resize-pane", "-Z", "-t", w.ActivePaneID}, {"resize-pane", "-Z", "-t", p.PaneID}}
+			ops = []tmux.Op{&tmux.ToggleZoom{Pane: w.ActivePaneID}, &tmux.ToggleZoom{Pane: p.PaneID}}
 		case *in.Zoom:
-			cmds = [][]string{{"resize-pane", "-Z", "-t", p.PaneID}}
+			ops = []tmux.Op{&tmux.ToggleZoom{Pane: p.PaneID}}
 		case w.WindowZoomed:
-			cmds = [][]string{{"resize-pane", "-Z", "-t", w.ActivePaneID}}
+			ops = []tmux.Op{&tmux.ToggleZoom{Pane: w.ActivePaneID}}
 		}
 	} else {
-		args := []string{"resize-pane", "-t", p.PaneID}
-		if in.Width != nil {
-			args = append(args, "-x", strconv.Itoa(*in.Width))
-		}
-		if in.Height != nil {
-			args = append(args, "-y", strconv.Itoa(*in.Height))
-		}
-		cmds = [][]string{args}
+		ops = []tmux.Op{&tmux.ResizePane{Pane: p.PaneID, Width: in.Width, Height: in.Height}}
 	}
-	if len(cmds) > 0 {
-		if _, err := t.ts.Exec(ctx, cmds...); err != nil {
+	if len(ops) > 0 {
+		if err := t.ts.Batch(ctx, ops...); err != nil {
 			return PaneInfo{}, err
 		}
 	}
@@ -250,7 +235,7 @@ func setPaneTitle(ctx context.Context, c *Call, in *setPaneTitleIn) (PaneInfo, e
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if _, err := t.ts.Command(ctx, "select-pane", "-t", t.pane.PaneID, "-T", format.Escape(in.Title)); err != nil {
+	if err := t.ts.Do(ctx, &tmux.SetPaneTitle{Pane: t.pane.PaneID, Title: in.Title}); err != nil {
 		return PaneInfo{}, err
 	}
 	return c.paneByID(ctx, t.ts, t.pane.PaneID)
@@ -266,8 +251,7 @@ func clearPane(ctx context.Context, c *Call, in *paneIn) (resultOut, error) {
 	if err := c.callerPlace(ctx, t.ts, t.snap).GuardPane("clear", t.pane.PaneID); err != nil {
 		return resultOut{}, err
 	}
-	// One command list: nothing the program prints can land between the two.
-	if _, err := t.ts.Exec(ctx, []string{"send-keys", "-R", "-t", t.pane.PaneID}, []string{"clear-history", "-t", t.pane.PaneID}); err != nil {
+	if err := t.ts.Do(ctx, &tmux.ClearPane{Pane: t.pane.PaneID}); err != nil {
 		return resultOut{}, err
 	}
 	return resultOut{Result: fmt.Sprintf("Pane %s cleared (screen and history)", t.pane.PaneID)}, nil
@@ -292,11 +276,11 @@ func enterCopyMode(ctx context.Context, c *Call, in *enterCopyModeIn) (PaneInfo,
 	if t.pane.PaneDead {
 		return PaneInfo{}, fail("Respawn it with respawn_pane first, or pick another pane.", "pane %s is dead", t.pane.PaneID)
 	}
-	cmds := [][]string{{"copy-mode", "-t", t.pane.PaneID}}
-	if in.ScrollUp != nil && *in.ScrollUp > 0 {
-		cmds = append(cmds, []string{"send-keys", "-t", t.pane.PaneID, "-X", "-N", strconv.Itoa(*in.ScrollUp), "scroll-up"})
+	op := &tmux.CopyMode{Pane: t.pane.PaneID}
+	if in.ScrollUp != nil {
+		op.ScrollUp = *in.ScrollUp
 	}
-	if _, err := t.ts.Exec(ctx, cmds...); err != nil {
+	if err := t.ts.Do(ctx, op); err != nil {
 		return PaneInfo{}, err
 	}
 	return c.paneByID(ctx, t.ts, t.pane.PaneID)
@@ -308,7 +292,7 @@ func exitCopyMode(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 		return PaneInfo{}, err
 	}
 	if t.pane.PaneInMode {
-		if _, err := t.ts.Command(ctx, "send-keys", "-t", t.pane.PaneID, "-X", "cancel"); err != nil {
+		if err := t.ts.Do(ctx, &tmux.CopyMode{Pane: t.pane.PaneID, Exit: true}); err != nil {
 			return PaneInfo{}, err
 		}
 	}
@@ -338,7 +322,7 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if err := checkShell(in.Shell, "omit shell to rerun the pane's command"); err != nil {
 		return PaneInfo{}, err
 	}
-	envArgs, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
+	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
 		return PaneInfo{}, err
 	}
@@ -352,35 +336,24 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 	if !in.Kill && !t.pane.PaneDead {
 		return PaneInfo{}, fail("Pass kill=true to end the running program first.", "pane %s is still running %s", in.PaneID, t.pane.PaneCurrentCommand)
 	}
-	args := []string{"respawn-pane", "-t", in.PaneID}
-	if in.Kill {
-		args = append(args, "-k")
-	}
-	if in.StartDirectory != nil {
-		args = append(args, "-c", format.Escape(*in.StartDirectory))
-	}
-	l, err := c.integration(ctx, t.ts, in.ShellIntegration, in.Shell, envArgs)
-	switch {
-	case err != nil:
+	l, err := c.integration(ctx, t.ts, in.ShellIntegration, in.Shell, env)
+	if err != nil {
 		return PaneInfo{}, err
-	case l != nil:
+	}
+	op := &tmux.RespawnPane{Pane: in.PaneID, Kill: in.Kill, Dir: in.StartDirectory, Env: env, Argv: launchArgv(nil, in.Shell)}
+	if l != nil {
 		// Followed before the new shell starts, so its first prompt is seen.
 		if _, err := c.srv.cmds.follow(ctx, t.ts, in.PaneID, true); err != nil {
 			return PaneInfo{}, fmt.Errorf("following pane %s: %w", in.PaneID, err)
 		}
-		args = append(append(args, l.envArgs...), l.Argv...)
-	default:
-		args = append(args, envArgs...)
-		if in.Shell != nil {
-			args = append(args, *in.Shell)
-		}
+		op.Env, op.Argv = l.env, l.Argv
 	}
 	run := c.heldRun(ctx, t.ts, in.PaneID)
-	if _, err := t.ts.Command(ctx, args...); err != nil {
+	if err := t.ts.Do(ctx, op); err != nil {
 		return PaneInfo{}, err
 	}
 	if l != nil {
-		_, _ = t.ts.Exec(ctx, []string{"set-option", "-p", "-t", in.PaneID, integrationOption, l.Shell})
+		_ = t.ts.Do(ctx, &tmux.SetPaneOption{Pane: in.PaneID, Name: integrationOption, Value: l.Shell})
 	}
 	c.endRun(ctx, run, "respawned") // the new process will never print the run's end
 	return c.paneByID(ctx, t.ts, in.PaneID)
@@ -438,16 +411,9 @@ func killPane(ctx context.Context, c *Call, in *killPaneIn) (resultOut, error) {
 		return resultOut{}, err
 	}
 	run := c.heldRun(ctx, t.ts, in.PaneID)
-	if err := killCommand(ctx, t.ts, "kill-pane", "-t", in.PaneID); err != nil {
+	if err := t.ts.Kill(ctx, in.PaneID); err != nil {
 		return resultOut{}, err
 	}
 	c.endRun(ctx, run, "killed")
 	return resultOut{Result: "Pane " + in.PaneID + " killed"}, nil
-}
-
-// killCommand runs a kill in its own tmux process: the kill may end the session the control
-// connection is attached to, and with it the connection, before tmux answers.
-func killCommand(ctx context.Context, ts *tmux.Server, args ...string) error {
-	_, err := ts.Spawn(ctx, nil, args...)
-	return err
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
@@ -41,7 +42,7 @@ func pipePane(ctx context.Context, c *Call, in *pipeIn) (ResultOut, error) {
 	}
 	id := t.pane.PaneID
 	if in.OutputPath == nil {
-		if _, err := t.ts.Command(ctx, "pipe-pane", "-t", id); err != nil {
+		if err := t.ts.Do(ctx, &tmux.PipePane{Pane: id}); err != nil {
 			return ResultOut{}, err
 		}
 		return ResultOut{Result: "Piping stopped for pane " + id}, nil
@@ -51,7 +52,7 @@ func pipePane(ctx context.Context, c *Call, in *pipeIn) (ResultOut, error) {
 		redirect = ">"
 	}
 	// Without -o: a pipe already open for the pane is replaced.
-	if _, err := t.ts.Command(ctx, "pipe-pane", "-t", id, pipeCommand(redirect, path)); err != nil {
+	if err := t.ts.Do(ctx, &tmux.PipePane{Pane: id, Command: pipeCommand(redirect, path)}); err != nil {
 		return ResultOut{}, err
 	}
 	return ResultOut{Result: fmt.Sprintf("Piping pane %s to %s", id, path)}, nil

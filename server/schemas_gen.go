@@ -144,10 +144,10 @@ var generatedSchemas = map[string]toolSchemas{
 		args:   []string{"limit", "pane_id", "session_id", "session_name", "socket_name", "window_id"},
 	},
 	"list_panes": {
-		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; ops: see the instructions","anyOf":[{"type":"object"},{"type":"string"}]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
-		strict: `{"type":"object","properties":{"window_id":{"type":["null","string"],"default":null},"window_index":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
+		in:     `{"type":"object","properties":{"window_id":{"type":"string"},"window_index":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"filters":{"description":"ANDed {field[__op]: value}; ops: see the instructions","anyOf":[{"type":"object"},{"type":"string"}]},"detail":{"type":"string","default":"brief","enum":["brief","full"]},"socket_name":{"type":"string"}},"additionalProperties":false}`,
+		strict: `{"type":"object","properties":{"window_id":{"type":["null","string"],"default":null},"window_index":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"filters":{"default":null,"anyOf":[{"type":"object"},{"type":"string"},{"type":"null"}]},"detail":{"type":["null","string"],"default":"brief","enum":["brief","full",null]},"socket_name":{"type":["null","string"],"default":null}},"additionalProperties":false}`,
 		out:    `{"type":"object","properties":{"panes":{"anyOf":[{"type":"array","items":{"type":"object"}},{"type":"null"}]}}}`,
-		args:   []string{"filters", "session_id", "session_name", "socket_name", "window_id", "window_index"},
+		args:   []string{"detail", "filters", "session_id", "session_name", "socket_name", "window_id", "window_index"},
 	},
 	"list_recordings": {
 		in:     `{"type":"object","additionalProperties":false}`,

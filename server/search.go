@@ -148,22 +148,31 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 		}
 		sessionID = sess.SessionID
 	}
-	windowNames := map[string]string{}
-	for _, w := range snap.Windows {
-		windowNames[w.WindowID] = w.WindowName
-	}
-	panes := searchedPanes(snap, sessionID)
 	out := SearchOut{Matches: []PaneMatch{}, TruncatedPanes: []string{}, Offset: in.Offset, Limit: in.Limit}
-	perPane := in.MaxMatchedLinesPerPane
 	start := in.ContentStart
 	if start == nil && in.ContentEnd == nil {
 		start = new(int)
 		*start = -searchHistory
 	}
-	err = capturePanes(ctx, ts, panes, start, in.ContentEnd, func(p tmux.Pane, lines []string) {
+	add := out.matcher(snap, match, in.ContentEnd, in.MaxMatchedLinesPerPane)
+	if err := capturePanes(ctx, ts, searchedPanes(snap, sessionID), start, in.ContentEnd, add); err != nil {
+		return SearchOut{}, err
+	}
+	out.page(in.Offset, in.Limit)
+	return out, nil
+}
+
+// matcher returns what a search does with each pane's captured lines (ending at row end):
+// adds the pane's matching lines to out, the last perPane of them.
+func (out *SearchOut) matcher(snap *tmux.Snapshot, match func(string) bool, end *int, perPane int) func(tmux.Pane, []string) {
+	windowNames := map[string]string{}
+	for _, w := range snap.Windows {
+		windowNames[w.WindowID] = w.WindowName
+	}
+	return func(p tmux.Pane, lines []string) {
 		var hits []string
 		var nums []int
-		last := searchLastLine(p, in.ContentEnd)
+		last := searchLastLine(p, end)
 		for i, l := range lines {
 			if l = strings.TrimRight(l, " "); match(l) {
 				hits = append(hits, l)
@@ -181,12 +190,7 @@ func searchPanes(ctx context.Context, c *Call, in *searchPanesIn) (SearchOut, er
 			PaneID: p.PaneID, SessionID: p.SessionID, SessionName: p.SessionName,
 			WindowID: p.WindowID, WindowName: windowNames[p.WindowID], MatchedLines: hits, LineNumbers: nums,
 		})
-	})
-	if err != nil {
-		return SearchOut{}, err
 	}
-	out.page(in.Offset, in.Limit)
-	return out, nil
 }
 
 // searchHistory is how many lines of scrollback a search reads by default (besides the screen).
@@ -244,25 +248,13 @@ func (out *SearchOut) page(offset int, limit *int) {
 func capturePanes(ctx context.Context, ts *tmux.Server, panes []tmux.Pane, start, end *int, fn func(tmux.Pane, []string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type reply struct {
-		out [][]string
-		err error
-	}
 	var batches [][]tmux.Pane
 	for i := 0; i < len(panes); i += captureBatch {
 		batches = append(batches, panes[i:min(i+captureBatch, len(panes))])
 	}
-	query := func(batch []tmux.Pane) ([][]string, error) {
-		cmds := make([][]string, len(batch))
-		for i, p := range batch {
-			// Rows as capture_pane counts them (no -J), so line numbers are its own.
-			cmds[i] = captureArgs(p.PaneID, start, end, false, false)
-		}
-		return ts.Query(ctx, cmds...)
-	}
-	replies := make([]chan reply, len(batches))
+	replies := make([]chan captured, len(batches))
 	for i := range replies {
-		replies[i] = make(chan reply, 1)
+		replies[i] = make(chan captured, 1)
 	}
 	slots := make(chan struct{}, 2)
 	go func() {
@@ -272,37 +264,66 @@ func capturePanes(ctx context.Context, ts *tmux.Server, panes []tmux.Pane, start
 			case <-ctx.Done():
 				return
 			}
-			go func() {
-				out, err := query(b)
-				replies[i] <- reply{out, err}
-			}()
+			go func() { replies[i] <- captureBatchOf(ctx, ts, b, start, end) }()
 		}
 	}()
 	for i, batch := range batches {
-		var r reply
+		var r captured
 		select {
 		case r = <-replies[i]:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		<-slots
-		for {
-			var ce *tmux.CommandError
-			if r.err != nil && !(errors.As(r.err, &ce) && errors.Is(r.err, tmux.ErrNotFound)) {
-				return r.err
-			}
-			for j := range r.out {
-				if j < len(batch) {
-					fn(batch[j], r.out[j])
-				}
-			}
-			if r.err == nil || len(r.out)+1 >= len(batch) {
-				break
-			}
-			// Skip the pane tmux could not find and capture the rest of the batch.
-			batch = batch[len(r.out)+1:]
-			r.out, r.err = query(batch)
+		if err := r.each(ctx, ts, batch, start, end, fn); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// captured is one command list's captures, in the order of its panes; those after a pane that
+// failed were not read.
+type captured struct {
+	ops []*tmux.Capture
+	err error
+}
+
+// captureBatchOf captures a batch of panes in one command list, rows as capture_pane counts
+// them (no -J), so line numbers are its own.
+func captureBatchOf(ctx context.Context, ts *tmux.Server, batch []tmux.Pane, start, end *int) captured {
+	ops := make([]*tmux.Capture, len(batch))
+	list := make([]tmux.Op, len(batch))
+	for i, p := range batch {
+		ops[i] = &tmux.Capture{Pane: p.PaneID, Start: start, End: end}
+		list[i] = ops[i]
+	}
+	return captured{ops, ts.Batch(ctx, list...)}
+}
+
+// each calls fn for each pane captured; a pane tmux could not find is skipped, and the rest
+// of its batch captured again.
+func (r captured) each(ctx context.Context, ts *tmux.Server, batch []tmux.Pane, start, end *int, fn func(tmux.Pane, []string)) error {
+	for {
+		var ce *tmux.CommandError
+		switch {
+		case r.err == nil:
+			for i, op := range r.ops {
+				fn(batch[i], op.Lines)
+			}
+			return nil
+		case !(errors.As(r.err, &ce) && errors.Is(r.err, tmux.ErrNotFound)):
+			return r.err
+		}
+		n := 0 // the captures read: capture-pane prints a row for every row of a screen
+		for n < len(r.ops) && r.ops[n].Lines != nil {
+			fn(batch[n], r.ops[n].Lines)
+			n++
+		}
+		if n+1 >= len(batch) {
+			return nil
+		}
+		batch = batch[n+1:]
+		r = captureBatchOf(ctx, ts, batch, start, end)
+	}
 }

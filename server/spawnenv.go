@@ -9,7 +9,7 @@ import (
 )
 
 // spawnEnv turns an environment argument (object of strings, JSON string of one, or null) and
-// suppress_persistent_history into tmux -e flags.
+// suppress_persistent_history into the NAME=value pairs a new pane's environment gets.
 func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 	env := map[string]string{}
 	m, err := objectArg("environment", arg, `{"FOO": "bar"}`)
@@ -45,9 +45,9 @@ func spawnEnv(arg any, suppressHistory bool) ([]string, error) {
 			env["HISTCONTROL"] = hc + "ignorespace"
 		}
 	}
-	var args []string
+	var pairs []string
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		args = append(args, "-e", k+"="+env[k])
+		pairs = append(pairs, k+"="+env[k])
 	}
-	return args, nil
+	return pairs, nil
 }

@@ -59,7 +59,7 @@ func (st *state) cleanup(ctx context.Context, s *Server) {
 	st.runs.Close()
 	for ts, names := range bufs {
 		for name := range names {
-			ts.Exec(ctx, []string{"delete-buffer", "-b", name})
+			_ = ts.Do(ctx, &tmux.DeleteBuffer{Buffer: name})
 		}
 	}
 }

@@ -313,43 +313,79 @@ func (c *Call) pane(ctx context.Context, t PaneTarget, sock *string) (*target, e
 }
 
 // paneWith resolves a pane target from a read of that pane alone (tmux.SnapshotOf): its record
-// and what r asks for, in t.snap. then, when set, gives read-only commands on the pane; they run
-// in the same command list as the read when the pane's id was given (one round trip, one
-// instant), else right after it, and their output is returned. A session by name (or none: the
-// first) is found in the list of sessions, which is what names match against exactly.
+// and, as r asks, its window and the clients, or from the whole topology when r asks for all
+// of it or the target needs it (an index, a name). then, when given, are read-only commands on
+// the resolved pane run in the same command list as the read, whose output is returned.
+// Callers move to paneThen, which takes typed ops.
 func (c *Call) paneWith(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
+	var out [][]string
+	tg, err := c.paneRead(ctx, t, sock, r, func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error) {
+		var cmds [][]string
+		if then != nil {
+			cmds = then(id)
+		}
+		snap, o, err := ts.SnapshotOf(ctx, id, parts, cmds...)
+		out = o
+		return snap, err
+	}, func(ts *tmux.Server, pane string) error {
+		if then == nil {
+			return nil
+		}
+		o, err := ts.Query(ctx, then(pane)...)
+		out = o
+		return err
+	})
+	return tg, out, err
+}
+
+// paneThen is paneWith with typed ops: then returns the read-only ops to run on the resolved
+// pane in the same command list as the read; they hold their results.
+func (c *Call) paneThen(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) []tmux.Op) (*target, error) {
+	return c.paneRead(ctx, t, sock, r, func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error) {
+		var ops []tmux.Op
+		if then != nil {
+			ops = then(id)
+		}
+		return ts.SnapshotThen(ctx, id, parts, ops...)
+	}, func(ts *tmux.Server, pane string) error {
+		if then == nil {
+			return nil
+		}
+		return ts.Batch(ctx, then(pane)...)
+	})
+}
+
+// paneRead is paneWith's work: of reads the target id alone (with what runs after it), all
+// runs what follows a read of the whole topology.
+func (c *Call) paneRead(ctx context.Context, t PaneTarget, sock *string, r reads,
+	of func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error), all func(ts *tmux.Server, pane string) error) (*target, error) {
 	if err := checkIDs(t.PaneID, t.WindowID, t.SessionID); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ts, err := c.tmuxFor(sock)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if r&readAll == 0 {
-		tg, out, err := c.paneAlone(ctx, ts, t, r, then)
+		tg, err := c.paneAlone(ctx, ts, t, r, of)
 		if tg != nil || fastFailed(ctx, err) {
-			return tg, out, err
+			return tg, err
 		}
 	}
 	ts, snap, err := c.snapshot(ctx, sock)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p, err := resolvePaneIn(snap, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	tg := &target{ts: ts, snap: snap, pane: p}
-	if then == nil {
-		return tg, nil, nil
-	}
-	out, err := ts.Query(ctx, then(p.PaneID)...)
-	return tg, out, err
+	return &target{ts: ts, snap: snap, pane: p}, all(ts, p.PaneID)
 }
 
-// paneAlone is paneWith's read of the pane alone. A nil target with a nil error means the
+// paneAlone is paneRead's read of the pane alone. A nil target with a nil error means the
 // answer needs the whole topology.
-func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
+func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, of func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error)) (*target, error) {
 	var id string
 	switch {
 	case t.PaneID != nil:
@@ -359,27 +395,23 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 	default:
 		sessions, err := ts.Snapshot(ctx, tmux.WithSessions)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		sess, err := resolveSession(sessions, t.SessionID, t.SessionName)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		id = sess.ActivePaneID
 	}
-	// then's commands target id too: for a window, tmux takes its active pane, the one its
-	// record names in the same instant.
-	var cmds [][]string
-	if then != nil {
-		cmds = then(id)
-	}
+	// What runs after the read targets id too: for a window, tmux takes its active pane, the
+	// one its record names in the same instant.
 	parts := r.paneParts()
 	if tmux.ValidWindowID(id) {
 		parts |= tmux.WithWindows // it names its active pane
 	}
-	snap, out, err := ts.SnapshotOf(ctx, id, parts, cmds...)
+	snap, err := of(ts, id, parts)
 	if snap == nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if tmux.ValidWindowID(id) {
 		id = snap.Windows[0].ActivePaneID
@@ -389,9 +421,9 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 		p, ok = tmux.Pane{PaneID: id}, true
 	}
 	if !ok {
-		return nil, nil, nil // the window's active pane is not among its panes: changing
+		return nil, nil // the window's active pane is not among its panes: changing
 	}
-	return &target{ts: ts, snap: snap, pane: p}, out, err
+	return &target{ts: ts, snap: snap, pane: p}, err
 }
 
 // window resolves a window target, reading the window alone (see windowWith).

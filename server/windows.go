@@ -9,7 +9,6 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
 
 // windowTools: renaming, selecting, laying out, resizing, moving and killing windows and
@@ -49,7 +48,7 @@ func windowTools() []*Tool {
 }
 
 // windowTarget names a window within a session for commands that care which link is meant.
-func windowTarget(w tmux.Window) string { return w.SessionID + ":" + w.WindowID }
+func windowTarget(w tmux.Window) string { return tmux.WindowIn(w.SessionID, w.WindowID) }
 
 // windowRow returns the snapshot row of window id as linked in session (else its first row).
 func windowRow(snap *tmux.Snapshot, sessionID, id string) (tmux.Window, bool) {
@@ -102,7 +101,7 @@ func renameSession(ctx context.Context, c *Call, in *renameSessionIn) (tmux.Sess
 			return tmux.Session{}, fail("Choose another new_name (list_sessions shows the names in use).", "a session named %q already exists (%s)", truncate(in.NewName, 80), s.SessionID)
 		}
 	}
-	if _, err := t.ts.Command(ctx, "rename-session", "-t", t.session.SessionID, format.Escape(in.NewName)); err != nil {
+	if err := t.ts.Do(ctx, &tmux.RenameSession{Session: t.session.SessionID, Name: in.NewName}); err != nil {
 		return tmux.Session{}, err
 	}
 	return findSession(ctx, t.ts, t.session.SessionID)
@@ -139,7 +138,7 @@ func selectWindow(ctx context.Context, c *Call, in *selectWindowIn) (tmux.Window
 		return tmux.Window{}, err
 	}
 	var sessionID string
-	var args []string
+	var op *tmux.SelectWindow
 	if in.WindowID != nil || in.WindowIndex != nil {
 		w, err := resolveWindowIn(snap, WindowTarget{WindowID: in.WindowID, WindowIndex: in.WindowIndex, SessionTarget: in.SessionTarget})
 		if err != nil {
@@ -154,17 +153,16 @@ func selectWindow(ctx context.Context, c *Call, in *selectWindowIn) (tmux.Window
 			}
 		}
 		sessionID = w.SessionID
-		args = []string{"select-window", "-t", windowTarget(w)}
+		op = &tmux.SelectWindow{Window: windowTarget(w)}
 	} else {
 		s, err := resolveSession(snap, in.SessionID, in.SessionName)
 		if err != nil {
 			return tmux.Window{}, err
 		}
 		sessionID = s.SessionID
-		cmd := map[string]string{"next": "next-window", "previous": "previous-window", "last": "last-window"}[*in.Direction]
-		args = []string{cmd, "-t", s.SessionID}
+		op = &tmux.SelectWindow{Session: s.SessionID, Direction: *in.Direction}
 	}
-	if _, err := ts.Exec(ctx, args); err != nil {
+	if err := ts.Do(ctx, op); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) && in.Direction != nil {
 			return tmux.Window{}, fail("Select a window by window_id or window_index instead (list_windows shows them).", "cannot select the %s window of session %s: %s", *in.Direction, sessionID, strings.TrimSpace(ce.Message))
@@ -199,7 +197,7 @@ func renameWindow(ctx context.Context, c *Call, in *renameWindowIn) (tmux.Window
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	if _, err := t.ts.Command(ctx, "rename-window", "-t", windowTarget(t.window), format.Escape(in.NewName)); err != nil {
+	if err := t.ts.Do(ctx, &tmux.RenameWindow{Window: windowTarget(t.window), Name: in.NewName}); err != nil {
 		return tmux.Window{}, err
 	}
 	return windowNow(ctx, t.ts, t.window.SessionID, t.window.WindowID)
@@ -231,7 +229,7 @@ func selectLayout(ctx context.Context, c *Call, in *selectLayoutIn) (tmux.Window
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	if _, err := t.ts.Command(ctx, "select-layout", "-t", windowTarget(t.window), l); err != nil {
+	if err := t.ts.Do(ctx, &tmux.SelectLayout{Window: windowTarget(t.window), Layout: l}); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) {
 			return tmux.Window{}, fail("A layout string must match the window's pane count and carry a valid checksum; copy one from window_layout, or use a built-in layout.", "tmux refused layout %q: %s", truncate(l, 80), strings.TrimSpace(ce.Message))
@@ -261,14 +259,7 @@ func resizeWindow(ctx context.Context, c *Call, in *resizeWindowIn) (tmux.Window
 	if err != nil {
 		return tmux.Window{}, err
 	}
-	args := []string{"resize-window", "-t", windowTarget(t.window)}
-	if in.Width != nil {
-		args = append(args, "-x", strconv.Itoa(*in.Width))
-	}
-	if in.Height != nil {
-		args = append(args, "-y", strconv.Itoa(*in.Height))
-	}
-	if _, err := t.ts.Command(ctx, args...); err != nil {
+	if err := t.ts.Do(ctx, &tmux.ResizeWindow{Window: windowTarget(t.window), Width: in.Width, Height: in.Height}); err != nil {
 		return tmux.Window{}, err
 	}
 	return windowNow(ctx, t.ts, t.window.SessionID, t.window.WindowID)
@@ -314,14 +305,11 @@ func moveWindow(ctx context.Context, c *Call, in *moveWindowIn) (tmux.Window, er
 		}
 		dest = s.SessionID
 	}
-	args := []string{"move-window"}
 	// Keep a current window current when it stays in its session; elsewhere, do not change
 	// which window the destination shows.
-	if !(dest == t.window.SessionID && t.window.WindowActive) {
-		args = append(args, "-d")
-	}
-	args = append(args, "-s", windowTarget(t.window), "-t", dest+":"+idx)
-	if _, err := t.ts.Command(ctx, args...); err != nil {
+	op := &tmux.MoveWindow{Window: windowTarget(t.window), Destination: dest, Index: idx,
+		Detached: !(dest == t.window.SessionID && t.window.WindowActive)}
+	if err := t.ts.Do(ctx, op); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "index in use") {
 			return tmux.Window{}, fail("Pick a free destination_index (list_windows shows the used ones), or omit it for the next free index.", "index %s is in use in session %s", idx, dest)
@@ -352,7 +340,7 @@ func killWindow(ctx context.Context, c *Call, in *killWindowIn) (resultOut, erro
 	if err := c.checkOwned(ctx, t.ts, "window "+in.WindowID, in.WindowID, levelWindow); err != nil {
 		return resultOut{}, err
 	}
-	if err := killCommand(ctx, t.ts, "kill-window", "-t", in.WindowID); err != nil {
+	if err := t.ts.Kill(ctx, in.WindowID); err != nil {
 		return resultOut{}, err
 	}
 	return resultOut{Result: "Window " + in.WindowID + " killed"}, nil
@@ -375,7 +363,7 @@ func killSession(ctx context.Context, c *Call, in *sessionIn) (resultOut, error)
 	if err := c.checkOwned(ctx, t.ts, fmt.Sprintf("session %s (%s)", id, t.session.SessionName), id, levelSession); err != nil {
 		return resultOut{}, err
 	}
-	if err := killCommand(ctx, t.ts, "kill-session", "-t", id); err != nil {
+	if err := t.ts.Kill(ctx, id); err != nil {
 		return resultOut{}, err
 	}
 	return resultOut{Result: fmt.Sprintf("Session %s (%s) killed", id, t.session.SessionName)}, nil
@@ -394,8 +382,7 @@ func killServer(ctx context.Context, c *Call, in *socketOnly) (resultOut, error)
 	if err := c.callerPlace(ctx, ts, nil).GuardServer(); err != nil {
 		return resultOut{}, err
 	}
-	// Spawned: the control connection dies with the server, before it could answer.
-	if err := killCommand(ctx, ts, "kill-server"); err != nil {
+	if err := ts.Kill(ctx, ""); err != nil {
 		return resultOut{}, err
 	}
 	return resultOut{Result: "tmux server killed"}, nil

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// OptionFlags are the flags that point show-options, set-option and show-hooks at a scope
+// optionFlags are the flags that point show-options, set-option and show-hooks at a scope
 // ("server", "session", "window" or "pane"; "" is tmux's default, the session), globally or
 // not; the command's -t target follows them.
-func OptionFlags(scope string, global bool) []string {
+func optionFlags(scope string, global bool) []string {
 	var flags []string
 	switch scope {
 	case "server":
@@ -45,10 +45,10 @@ func ValidEnvName(name string) bool {
 	return true
 }
 
-// ParseEnvironment reads the lines of show-environment: name=value, -name for a variable
+// parseEnvironment reads the lines of show-environment: name=value, -name for a variable
 // removed from the environment of new processes (true), and, since tmux prints values raw,
 // lines that are no variable, which continue the previous value.
-func ParseEnvironment(lines []string) map[string]any {
+func parseEnvironment(lines []string) map[string]any {
 	vars := map[string]any{}
 	last := ""
 	for _, l := range lines {
@@ -65,14 +65,14 @@ func ParseEnvironment(lines []string) map[string]any {
 	return vars
 }
 
-// OptionTables are the commands that list the names of tmux's server, session and window
-// options (pane options live in the window table), in that order: see OptionTableOf.
-var OptionTables = [][]string{{"show-options", "-s"}, {"show-options", "-g"}, {"show-options", "-gw"}}
+// optionTables are the commands that list the names of tmux's server, session and window
+// options (pane options live in the window table), in that order: see optionTableOf.
+var optionTables = [][]string{{"show-options", "-s"}, {"show-options", "-g"}, {"show-options", "-gw"}}
 
-// OptionTableOf returns the table of option name in the output of OptionTables: "server",
+// optionTableOf returns the table of option name in the output of optionTables: "server",
 // "session" or "window" (whose options a pane may also hold), or "" when tmux has no such
 // option. tmux keeps a named option in its one table, whatever scope a command asks for.
-func OptionTableOf(out [][]string, name string) string {
+func optionTableOf(out [][]string, name string) string {
 	for i, table := range []string{"server", "session", "window"} {
 		if i >= len(out) {
 			break
@@ -88,9 +88,9 @@ func OptionTableOf(out [][]string, name string) string {
 	return ""
 }
 
-// GlobalHooks are the commands that list tmux's global hooks: they live in two trees, the
+// globalHooks are the commands that list tmux's global hooks: they live in two trees, the
 // session one and the window one.
-var GlobalHooks = [][]string{{"show-hooks", "-g"}, {"show-hooks", "-gw"}}
+var globalHooks = [][]string{{"show-hooks", "-g"}, {"show-hooks", "-gw"}}
 
 // Hook is one command of a hook, as show-hooks lists it.
 type Hook struct {
@@ -99,9 +99,9 @@ type Hook struct {
 	Command  string `json:"command"`
 }
 
-// ParseHooks reads show-hooks output (one list of lines per command): the hooks that are set,
+// parseHooks reads show-hooks output (one list of lines per command): the hooks that are set,
 // by name and then index.
-func ParseHooks(out [][]string) []Hook {
+func parseHooks(out [][]string) []Hook {
 	hooks := []Hook{}
 	for _, lines := range out {
 		for _, l := range lines {
@@ -129,9 +129,9 @@ func ParseHooks(out [][]string) []Hook {
 	return hooks
 }
 
-// HookNames reads the hook names in the output of GlobalHooks, which names unset hooks too:
+// hookNames reads the hook names in the output of globalHooks, which names unset hooks too:
 // every hook this tmux knows.
-func HookNames(out [][]string) map[string]bool {
+func hookNames(out [][]string) map[string]bool {
 	names := map[string]bool{}
 	for _, lines := range out {
 		for _, l := range lines {

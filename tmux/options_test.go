@@ -15,8 +15,8 @@ func TestOptionFlags(t *testing.T) {
 		{"", false, ""}, {"session", false, ""}, {"server", false, "-s"}, {"window", false, "-w"}, {"pane", false, "-p"},
 		{"", true, "-g"}, {"session", true, "-g"}, {"server", true, "-g -s"}, {"window", true, "-g -w"}, {"pane", true, "-g -w"},
 	} {
-		if got := strings.Join(OptionFlags(tc.scope, tc.global), " "); got != tc.want {
-			t.Errorf("OptionFlags(%q, %v) = %q, want %q", tc.scope, tc.global, got, tc.want)
+		if got := strings.Join(optionFlags(tc.scope, tc.global), " "); got != tc.want {
+			t.Errorf("optionFlags(%q, %v) = %q, want %q", tc.scope, tc.global, got, tc.want)
 		}
 	}
 }
@@ -31,15 +31,15 @@ func TestValidEnvName(t *testing.T) {
 
 func TestParseEnvironment(t *testing.T) {
 	// A line that is no variable ("lines", "", "=x") continues the value before it.
-	got := ParseEnvironment([]string{"A=1", "-GONE", "B=two", "lines", "", "C=", "=x"})
+	got := parseEnvironment([]string{"A=1", "-GONE", "B=two", "lines", "", "C=", "=x"})
 	want := map[string]any{"A": "1", "GONE": true, "B": "two\nlines\n", "C": "\n=x"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ParseEnvironment = %#v, want %#v", got, want)
+		t.Errorf("parseEnvironment = %#v, want %#v", got, want)
 	}
 }
 
 func TestParseHooks(t *testing.T) {
-	hooks := ParseHooks([][]string{{"pane-died[1] run b", "after-new-window", "pane-died[0] run a"}, {"client-attached x"}})
+	hooks := parseHooks([][]string{{"pane-died[1] run b", "after-new-window", "pane-died[0] run a"}, {"client-attached x"}})
 	var got []string
 	for _, h := range hooks {
 		idx := "-"
@@ -49,9 +49,9 @@ func TestParseHooks(t *testing.T) {
 		got = append(got, h.HookName+"/"+idx+"/"+h.Command)
 	}
 	if want := "client-attached/-/x pane-died/0/run a pane-died/1/run b"; strings.Join(got, " ") != want {
-		t.Errorf("ParseHooks = %q, want %q", got, want)
+		t.Errorf("parseHooks = %q, want %q", got, want)
 	}
-	names := HookNames([][]string{{"pane-died[0] run a", "after-new-window"}, {"window-linked"}})
+	names := hookNames([][]string{{"pane-died[0] run a", "after-new-window"}, {"window-linked"}})
 	if !reflect.DeepEqual(names, map[string]bool{"pane-died": true, "after-new-window": true, "window-linked": true}) {
 		t.Errorf("HookNames = %v", names)
 	}

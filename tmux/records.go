@@ -111,9 +111,6 @@ var (
 	clientFormat  = format(clientFields)
 )
 
-// PaneListFormat is the format Snapshot lists panes with: every field, each printed once.
-func PaneListFormat() string { return format(paneListFields) }
-
 func sessionFromRow(r row) Session {
 	return Session{
 		SessionID: r.str("session_id"), SessionName: r.str("session_name"),

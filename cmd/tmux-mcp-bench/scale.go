@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // Sizes of the spec's rows at scale (spec/quality.md).
@@ -19,6 +17,13 @@ const (
 	searchLines  = 2000 // ...each with this many lines of history
 	scaleSamples = 15
 )
+
+// paneListFormat is every field of a pane as the engine lists them (tmux/records.go), tmux's
+// own cost of which is list_panes' floor.
+const paneListFormat = "#{pane_id}␞#{pane_index}␞#{pane_width}␞#{pane_height}␞#{pane_left}␞#{pane_top}␞#{pane_right}␞#{pane_bottom}" +
+	"␞#{pane_at_left}␞#{pane_at_right}␞#{pane_at_top}␞#{pane_at_bottom}␞#{n:pane_tty}␞#{pane_tty}␞#{pane_pid}␞#{n:pane_title}␞#{pane_title}" +
+	"␞#{pane_active}␞#{pane_dead}␞#{pane_in_mode}␞#{window_id}␞#{window_index}␞#{session_id}␞#{n:session_name}␞#{session_name}" +
+	"␞#{pane_current_command}␞#{pane_current_path}"
 
 // scaleRows measures the rows at scale, each on a tmux server of its own and beside tmux's own
 // cost of the same read over a bare control-mode client: list_panes over 1,000 panes, a capture
@@ -55,7 +60,7 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 		return nil, err
 	}
 	lpFloor, err := timeSamples(1, scaleSamples, func() error {
-		return floor.do([]string{"list-panes", "-a", "-F", tmux.PaneListFormat()}, []string{"list-clients"})
+		return floor.do([]string{"list-panes", "-a", "-F", paneListFormat}, []string{"list-clients"})
 	})
 	if err != nil {
 		return nil, err

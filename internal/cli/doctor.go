@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/server"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -39,24 +36,18 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 	}
 	ok = doctorServer(ctx, w, srv, ts) && ok
 	doctorMarks(ctx, w, ts, opts.ShellIntegration)
-	if res, err := srv.Call(ctx, "list_servers", json.RawMessage("{}")); err == nil && !res.IsError {
-		var out struct {
-			Servers     []server.ServerInfo
-			Unreachable []struct{ Host, Error string } `json:"unreachable_hosts"`
+	servers, unreachable := srv.Servers(ctx)
+	fmt.Fprintf(w, "live servers:  %d\n", len(servers))
+	for _, s := range servers {
+		name := s.SocketName
+		if s.Host != nil {
+			name = *s.Host + ": " + name
 		}
-		server.Structured(res, &out)
-		fmt.Fprintf(w, "live servers:  %d\n", len(out.Servers))
-		for _, s := range out.Servers {
-			name := s.SocketName
-			if s.Host != nil {
-				name = *s.Host + ": " + name
-			}
-			fmt.Fprintf(w, "  %-20s %s (%d sessions)\n", name, s.SocketPath, s.SessionCount)
-		}
-		for _, u := range out.Unreachable {
-			fmt.Fprintf(w, "host %s:  FAILS: %s\n", u.Host, u.Error)
-			ok = false
-		}
+		fmt.Fprintf(w, "  %-20s %s (%d sessions)\n", name, s.SocketPath, s.SessionCount)
+	}
+	for _, u := range unreachable {
+		fmt.Fprintf(w, "host %s:  FAILS: %s\n", u.Host, u.Error)
+		ok = false
 	}
 	if p, ok := lookup(sio.Env, "TMUX_PANE"); ok && p != "" {
 		t, _ := lookup(sio.Env, "TMUX")
@@ -83,18 +74,13 @@ func doctor(ctx context.Context, srv *server.Server, st *settings, opts server.O
 // doctorBinary runs tmux -V in the server's environment: a tmux that finds no UTF-8 locale
 // refuses to start at all ("need UTF-8 locale").
 func doctorBinary(ctx context.Context, w io.Writer, bin string, env []string) bool {
-	if bin == "" {
-		bin = "tmux"
-	}
-	path, _ := exec.LookPath(bin)
-	cmd := exec.CommandContext(ctx, bin, "-u", "-V")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
+	path, _ := exec.LookPath(cmp.Or(bin, "tmux"))
+	v, err := tmux.BinaryVersion(ctx, bin, env)
 	if err != nil {
-		fmt.Fprintf(w, "tmux binary:   %s: FAILS in the server's environment: %v: %s\n", bin, err, strings.TrimSpace(string(out)))
+		fmt.Fprintf(w, "tmux binary:   %s: FAILS in the server's environment: %v\n", cmp.Or(bin, "tmux"), err)
 		return false
 	}
-	fmt.Fprintf(w, "tmux binary:   %s (%s)\n", path, strings.TrimSpace(string(out)))
+	fmt.Fprintf(w, "tmux binary:   %s (tmux %s)\n", path, v)
 	return true
 }
 
@@ -147,13 +133,9 @@ func doctorServer(ctx context.Context, w io.Writer, srv *server.Server, ts *tmux
 		run  func() ([]string, error)
 	}{
 		{"control mode", func() ([]string, error) {
-			out, err := ts.Query(ctx, []string{"display-message", "-p", doctorProbe})
-			if err != nil {
-				return nil, err
-			}
-			return out[0], nil
+			return ts.Echo(ctx, doctorProbe)
 		}},
-		{"spawned tmux", func() ([]string, error) { return ts.Spawn(ctx, nil, "display-message", "-p", doctorProbe) }},
+		{"spawned tmux", func() ([]string, error) { return ts.EchoSpawned(ctx, doctorProbe) }},
 	} {
 		out, err := via.run()
 		switch {
@@ -165,56 +147,36 @@ func doctorServer(ctx context.Context, w io.Writer, srv *server.Server, ts *tmux
 			ok = false
 		}
 	}
-	res, err := srv.Call(ctx, "get_server_info", json.RawMessage("{}"))
-	var info server.ServerInfo
-	if err == nil && !res.IsError {
-		server.Structured(res, &info)
+	info, err := ts.Status(ctx)
+	if err == nil && !info.Alive {
+		_, err = ts.Snapshot(ctx, tmux.WithAll)
 	}
-	if !info.IsAlive {
-		fmt.Fprintf(w, "server:        FAILS: running (pid %d) but its state cannot be read: %s\n", id.PID, callError(ctx, srv, "list_sessions"))
+	if err != nil || !info.Alive {
+		fmt.Fprintf(w, "server:        FAILS: running (pid %d) but its state cannot be read: %v\n", id.PID, err)
 		return false
 	}
 	fmt.Fprintf(w, "server:        running (pid %d, tmux %s, %s): %d sessions, %d windows, %d panes, %d attached terminal clients\n",
-		info.PID, info.Version, info.SocketPath, info.SessionCount, info.WindowCount, info.PaneCount, info.AttachedClients)
+		info.PID, info.Version, info.SocketPath, info.Sessions, info.Windows, info.Panes, info.AttachedClients)
 	return ok
-}
-
-// callError calls a tool and describes how it failed.
-func callError(ctx context.Context, srv *server.Server, tool string) string {
-	res, err := srv.Call(ctx, tool, json.RawMessage("{}"))
-	switch {
-	case err != nil:
-		return err.Error()
-	case !res.IsError:
-		return tool + " works, yet get_server_info found no server"
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return strings.ReplaceAll(b.String(), "\n", " ")
 }
 
 // doctorMarks says which panes have shell-integration marks (list_commands needs them): those
 // a tmux-mcp started with its integration, and those whose marks a tmux-mcp has seen (pane
 // options it sets, so that another process of it knows).
 func doctorMarks(ctx context.Context, w io.Writer, ts *tmux.Server, setting bool) {
-	out, err := ts.Query(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{@tmux_mcp_shell_integration} #{@tmux_mcp_marks_seen}"})
-	if err != nil {
+	op := &tmux.PaneOptions{Names: []string{"@tmux_mcp_shell_integration", "@tmux_mcp_marks_seen"}}
+	if err := ts.Do(ctx, op); err != nil {
 		return
 	}
 	var marked []string
 	none := 0
-	for _, l := range out[0] {
-		f := strings.Fields(l)
-		switch {
-		case len(f) >= 2 && f[1] != "1":
-			marked = append(marked, fmt.Sprintf("%s (%s, tmux-mcp's integration)", f[0], f[1]))
-		case len(f) >= 2:
-			marked = append(marked, f[0]+" (its prompt's own)")
-		case len(f) == 1:
+	for _, p := range op.Panes {
+		switch integration, seen := p.Values[0], p.Values[1]; {
+		case integration != "":
+			marked = append(marked, fmt.Sprintf("%s (%s, tmux-mcp's integration)", p.Pane, integration))
+		case seen != "":
+			marked = append(marked, p.Pane+" (its prompt's own)")
+		default:
 			none++
 		}
 	}
