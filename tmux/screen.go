@@ -22,15 +22,17 @@ type Screen struct {
 	HistoryLimit     int
 	Dead             bool
 	Command          string // pane_current_command
+	TTY              string // the pane's terminal device (pane_tty)
 }
 
-var screenFields = []field{
+// pane_current_command is printed once: a /proc lookup in tmux, computed again for a length.
+var screenFields = printedOnce([]field{
 	{name: "pane_id"}, {name: "pane_width"}, {name: "pane_height"},
 	{name: "cursor_x"}, {name: "cursor_y"}, {name: "cursor_flag"},
 	{name: "alternate_on"}, {name: "pane_in_mode"}, {name: "pane_mode"},
 	{name: "scroll_position"}, {name: "history_size"}, {name: "history_limit"},
-	{name: "pane_dead"}, {name: "pane_current_command", text: true},
-}
+	{name: "pane_dead"}, {name: "pane_tty", text: true}, {name: "pane_current_command", text: true},
+}, "pane_current_command")
 
 var screenFormat = format(screenFields)
 
@@ -55,6 +57,7 @@ func (o *Screen) read(out [][]string) error {
 		AlternateOn: r.bool("alternate_on"), InMode: r.bool("pane_in_mode"), Mode: r.str("pane_mode"),
 		ScrollPosition: r.int("scroll_position"), HistorySize: r.int("history_size"),
 		HistoryLimit: r.int("history_limit"), Dead: r.bool("pane_dead"), Command: r.str("pane_current_command"),
+		TTY: r.str("pane_tty"),
 	}
 	return nil
 }

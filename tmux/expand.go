@@ -1,0 +1,23 @@
+package tmux
+
+// Expand expands a caller's format in a pane's context (display-message -p). Set Pane (an id)
+// and Format; Lines is what tmux printed.
+type Expand struct {
+	Pane, Format string
+
+	Lines []string
+}
+
+func (o *Expand) commands() ([][]string, error) {
+	if !ValidPaneID(o.Pane) {
+		return nil, invalidPane(o.Pane)
+	}
+	return [][]string{{"display-message", "-p", "-t", o.Pane, "--", o.Format}}, nil
+}
+
+func (o *Expand) read(out [][]string) error {
+	o.Lines = out[0]
+	return nil
+}
+
+func (*Expand) mutates() bool { return false }
