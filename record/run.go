@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/asciicast"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -261,13 +262,13 @@ func (w *writer) size() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sizeTimeout)
 	defer cancel()
-	out, err := r.ts.Query(ctx, []string{"display-message", "-p", "-t", r.pane, "#{pane_width}x#{pane_height}"})
-	if err != nil || len(out) == 0 || len(out[0]) == 0 {
+	st := &tmux.Screen{Pane: r.pane}
+	if err := r.ts.Do(ctx, st); err != nil {
 		return // the stream says when the pane is gone
 	}
-	cols, rows, err := asciicast.ParseSize(out[0][0])
+	cols, rows := st.Width, st.Height
 	r.mu.Lock()
-	same := err != nil || cols == r.sum.Width && rows == r.sum.Height
+	same := cols <= 0 || rows <= 0 || cols == r.sum.Width && rows == r.sum.Height
 	if !same {
 		r.sum.Width, r.sum.Height = cols, rows
 	}

@@ -86,11 +86,11 @@ func captureArgs(pane string, start, end *int, join, esc bool) []string {
 
 // screenLines captures the visible screen of a pane, without its trailing blank rows.
 func screenLines(ctx context.Context, ts *tmux.Server, pane string) ([]string, error) {
-	out, err := ts.Query(ctx, captureArgs(pane, nil, nil, false, false))
-	if err != nil {
+	cp := &tmux.Capture{Pane: pane}
+	if err := ts.Do(ctx, cp); err != nil {
 		return nil, err
 	}
-	return trimBlankTail(out[0]), nil
+	return trimBlankTail(cp.Lines), nil
 }
 
 // ---- snapshot_pane (seed 002)
