@@ -359,8 +359,8 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 // run is one run in progress.
 type run struct {
 	r     *Runner
-	ts    *tmux.Server // its host's files and the pane's stream
-	eng   engine       // the pane's screen, keys and options: ts, or a fake in tests
+	ts    *tmux.Server     // its host's files and the pane's stream
+	eng   engine           // the pane's screen, keys and options: ts, or a fake in tests
 	f     *stream.Follower // the pane's output, from before anything was typed
 	col   *collector
 	req   Request
