@@ -426,15 +426,7 @@ func (x *run) launch(ctx context.Context) error {
 	}
 	redraw := x.redrawAt(ctx, typed)
 	x.redrawn = redraw != nil
-	var script string
-	var err error
-	for try := 0; ; try++ {
-		x.id = x.r.minted.mint()
-		script, err = shellrun.Script(x.sh, x.id, x.req.Command, x.path, shellrun.Options{History: x.req.History, Redraw: redraw})
-		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
-			break
-		}
-	}
+	script, err := x.script(redraw)
 	if err != nil {
 		x.clearLine(ctx)
 		return err
@@ -468,6 +460,17 @@ func (x *run) launch(ctx context.Context) error {
 	x.rec.mu.Unlock()
 	x.r.reg.attach(x.rec)
 	return nil
+}
+
+// script mints the run's id and writes its wrapper: another id when the command holds it.
+func (x *run) script(redraw *shellrun.Redraw) (script string, err error) {
+	for try := 0; ; try++ {
+		x.id = x.r.minted.mint()
+		script, err = shellrun.Script(x.sh, x.id, x.req.Command, x.path, shellrun.Options{History: x.req.History, Redraw: redraw})
+		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
+			return script, err
+		}
+	}
 }
 
 // background waits, after the call returned, for the command's real end, then frees the pane
