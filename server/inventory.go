@@ -572,7 +572,7 @@ type paneIn struct {
 }
 
 func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
-	t, _, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readClients, nil)
+	t, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readClients, nil)
 	if err != nil {
 		return PaneInfo{}, err
 	}

@@ -308,48 +308,47 @@ func resolvePaneIn(snap *tmux.Snapshot, t PaneTarget) (tmux.Pane, error) {
 
 // pane resolves a pane target, reading the pane alone (see paneWith).
 func (c *Call) pane(ctx context.Context, t PaneTarget, sock *string) (*target, error) {
-	tg, _, err := c.paneWith(ctx, t, sock, 0, nil)
+	tg, err := c.paneWith(ctx, t, sock, 0, nil)
 	return tg, err
 }
 
 // paneWith resolves a pane target from a read of that pane alone (tmux.SnapshotOf): its record
-// and what r asks for, in t.snap. then, when set, gives read-only commands on the pane; they run
-// in the same command list as the read when the pane's id was given (one round trip, one
-// instant), else right after it, and their output is returned. A session by name (or none: the
+// and what r asks for, in t.snap. then, when set, gives read-only ops on the pane; they run in
+// the same command list as the read when the pane's id was given (one round trip, one
+// instant), else right after it, and hold their results. A session by name (or none: the
 // first) is found in the list of sessions, which is what names match against exactly.
-func (c *Call) paneWith(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
+func (c *Call) paneWith(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) []tmux.Op) (*target, error) {
 	if err := checkIDs(t.PaneID, t.WindowID, t.SessionID); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ts, err := c.tmuxFor(sock)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if r&readAll == 0 {
-		tg, out, err := c.paneAlone(ctx, ts, t, r, then)
+		tg, err := c.paneAlone(ctx, ts, t, r, then)
 		if tg != nil || fastFailed(ctx, err) {
-			return tg, out, err
+			return tg, err
 		}
 	}
 	ts, snap, err := c.snapshot(ctx, sock)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p, err := resolvePaneIn(snap, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tg := &target{ts: ts, snap: snap, pane: p}
 	if then == nil {
-		return tg, nil, nil
+		return tg, nil
 	}
-	out, err := ts.Query(ctx, then(p.PaneID)...)
-	return tg, out, err
+	return tg, ts.Batch(ctx, then(p.PaneID)...)
 }
 
 // paneAlone is paneWith's read of the pane alone. A nil target with a nil error means the
 // answer needs the whole topology.
-func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
+func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, then func(pane string) []tmux.Op) (*target, error) {
 	var id string
 	switch {
 	case t.PaneID != nil:
@@ -359,27 +358,27 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 	default:
 		sessions, err := ts.Snapshot(ctx, tmux.WithSessions)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		sess, err := resolveSession(sessions, t.SessionID, t.SessionName)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		id = sess.ActivePaneID
 	}
 	// then's commands target id too: for a window, tmux takes its active pane, the one its
 	// record names in the same instant.
-	var cmds [][]string
+	var ops []tmux.Op
 	if then != nil {
-		cmds = then(id)
+		ops = then(id)
 	}
 	parts := r.paneParts()
 	if tmux.ValidWindowID(id) {
 		parts |= tmux.WithWindows // it names its active pane
 	}
-	snap, out, err := ts.SnapshotOf(ctx, id, parts, cmds...)
+	snap, err := ts.SnapshotOfThen(ctx, id, parts, ops...)
 	if snap == nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if tmux.ValidWindowID(id) {
 		id = snap.Windows[0].ActivePaneID
@@ -389,9 +388,9 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 		p, ok = tmux.Pane{PaneID: id}, true
 	}
 	if !ok {
-		return nil, nil, nil // the window's active pane is not among its panes: changing
+		return nil, nil // the window's active pane is not among its panes: changing
 	}
-	return &target{ts: ts, snap: snap, pane: p}, out, err
+	return &target{ts: ts, snap: snap, pane: p}, err
 }
 
 // window resolves a window target, reading the window alone (see windowWith).

@@ -1,7 +1,7 @@
 package tmux
 
-// Expand expands a caller's format in a pane's context (display-message -p). Set Pane (an id)
-// and Format; Lines is what tmux printed.
+// Expand expands a caller's format in a pane's context (display-message -p). Set Pane (a pane
+// id, or a window id for its active pane) and Format; Lines is what tmux printed.
 type Expand struct {
 	Pane, Format string
 
@@ -9,7 +9,7 @@ type Expand struct {
 }
 
 func (o *Expand) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
+	if !validPaneTarget(o.Pane) {
 		return nil, invalidPane(o.Pane)
 	}
 	return [][]string{{"display-message", "-p", "-t", o.Pane, "--", o.Format}}, nil
