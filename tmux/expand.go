@@ -12,6 +12,7 @@ func (o *Expand) commands() ([][]string, error) {
 	if !validPaneTarget(o.Pane) {
 		return nil, invalidPane(o.Pane)
 	}
+	// "--": a format that starts with "-" is a format, not a flag.
 	return [][]string{{"display-message", "-p", "-t", o.Pane, "--", o.Format}}, nil
 }
 
