@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,10 +132,6 @@ type mark struct {
 // noFollow refuses a symlink as the file itself (a path checked, then swapped for a link).
 const noFollow = syscall.O_NOFOLLOW
 
-// paneFormat is what Start reads of the pane, with its screen, in one command list.
-var paneFormat = strings.Join([]string{"#{pane_width}", "#{pane_height}", "#{pane_current_command}", "#{pane_dead}",
-	"#{cursor_x}", "#{cursor_y}", "#{alternate_on}"}, tmux.Sep)
-
 // Start begins recording pane into o.Path. The file is created (0600: a pane's output can
 // hold secrets) before anything else can fail late, and holds a header and the first frame
 // when Start returns.
@@ -151,25 +146,22 @@ func Start(ctx context.Context, ts *tmux.Server, pane string, o Options) (*Recor
 		return nil, err
 	}
 	off := w.Offset()
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, paneFormat}, []string{"capture-pane", "-e", "-p", "-N", "-t", pane})
-	if err == nil && (len(out) != 2 || len(out[0]) == 0) {
-		err = fmt.Errorf("pane %s: tmux returned an incomplete reply", pane)
-	}
-	if err != nil {
+	// The pane and its screen at one instant.
+	st, cp := &tmux.Screen{Pane: pane}, &tmux.Capture{Pane: pane, Escapes: true, Trailing: true}
+	if err := ts.Batch(ctx, st, cp); err != nil {
 		w.Release()
 		return nil, err
 	}
-	f := tmux.SplitFields(out[0][0], 7)
-	if f[3] == "1" {
+	if st.Dead {
 		w.Release()
 		return nil, fmt.Errorf("pane %s is dead: %w", pane, tmux.ErrNotFound)
 	}
 	r := &Recording{ts: ts, pane: pane, start: time.Now(), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), watch: w}
-	r.sum = Summary{Pane: pane, Path: o.Path, Title: o.Title, Width: atoi(f[0]), Height: atoi(f[1]), MaxBytes: o.MaxBytes, Started: r.start}
+	r.sum = Summary{Pane: pane, Path: o.Path, Title: o.Title, Width: st.Width, Height: st.Height, MaxBytes: o.MaxBytes, Started: r.start}
 	if r.sum.Title == "" {
-		r.sum.Title = f[2]
+		r.sum.Title = st.Command
 	}
-	if err := r.open(o, firstFrame(out[1], atoi(f[4]), atoi(f[5]), f[6] == "1")); err != nil {
+	if err := r.open(o, firstFrame(cp.Lines, st.CursorX, st.CursorY, st.AlternateOn)); err != nil {
 		w.Release()
 		return nil, err
 	}
@@ -220,11 +212,6 @@ func firstFrame(lines []string, cx, cy int, alt bool) string {
 	b.WriteString(strings.Join(lines, "\r\n"))
 	fmt.Fprintf(&b, "\x1b[0m\x1b[%d;%dH", cy+1, cx+1)
 	return b.String()
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // Mark places a marker at the current end of the pane's output (a command is about to be

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/asciicast"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/control"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -24,16 +25,7 @@ const (
 // stream, on marks and layout changes (kick) and on Stop; nothing polls.
 func (r *Recording) run(off int64) {
 	defer close(r.done)
-	if hub, err := r.ts.Hub(); err == nil {
-		defer hub.Listen(func(_ string, n control.Notification) {
-			if n.Name == "layout-change" { // a pane of a window resized, split, or closed
-				r.mu.Lock()
-				r.checkDim = true
-				r.mu.Unlock()
-				r.poke()
-			}
-		})()
-	}
+	defer r.listenLayout()()
 	var (
 		rec   = writer{r: r}
 		ended string
@@ -42,20 +34,7 @@ func (r *Recording) run(off int64) {
 		w := r.watch
 		changed := w.Changed()
 		limit, until := r.held(w, off)
-		var (
-			data   []byte
-			next   = off
-			missed int64
-			err    error
-		)
-		if limit != 0 {
-			data, next, missed, err = w.Read(off, int(max(limit, 0)))
-		}
-		if missed > 0 || w.Gaps(off, next) > 0 {
-			rec.lost(missed)
-		}
-		w.MaskElided(data, next-int64(len(data)))
-		rec.output(data, next-int64(len(data)))
+		next, err := r.copyOut(&rec, w, off, limit)
 		off = next
 		if err == nil && ended == EndStopped {
 			break // what the pane printed before Stop is in
@@ -72,24 +51,8 @@ func (r *Recording) run(off int64) {
 		rec.size()
 		rec.pendingMarks(off)
 		rec.flush()
-		var holdEnd <-chan time.Time
-		var holdTimer *time.Timer
-		if !until.IsZero() {
-			holdTimer = time.NewTimer(time.Until(until))
-			holdEnd = holdTimer.C
-		}
-		select {
-		case <-holdEnd:
-		case <-changed:
-		case <-r.kick:
-		case <-r.stop:
+		if r.sleep(changed, until) {
 			ended = EndStopped // one more read, then out
-			r.mu.Lock()
-			r.holding = false
-			r.mu.Unlock()
-		}
-		if holdTimer != nil {
-			holdTimer.Stop()
 		}
 	}
 	rec.pendingMarks(math.MaxInt64) // placed before the end: their place is the end
@@ -97,6 +60,65 @@ func (r *Recording) run(off int64) {
 		ended = rec.err
 	}
 	r.finish(&rec, ended)
+}
+
+// listenLayout has the size checked again after each layout change (a pane of a window
+// resized, split, or closed); it returns the function that stops listening.
+func (r *Recording) listenLayout() func() {
+	hub, err := r.ts.Hub()
+	if err != nil {
+		return func() {}
+	}
+	return hub.Listen(func(_ string, n control.Notification) {
+		if n.Name == "layout-change" {
+			r.mu.Lock()
+			r.checkDim = true
+			r.mu.Unlock()
+			r.poke()
+		}
+	})
+}
+
+// copyOut writes what stream w holds from off, up to limit bytes (all when negative, none
+// when 0), and returns where it stopped with the stream's end, if it ended.
+func (r *Recording) copyOut(rec *writer, w *stream.Watch, off int64, limit int64) (int64, error) {
+	var (
+		data   []byte
+		next   = off
+		missed int64
+		err    error
+	)
+	if limit != 0 {
+		data, next, missed, err = w.Read(off, int(max(limit, 0)))
+	}
+	if missed > 0 || w.Gaps(off, next) > 0 {
+		rec.lost(missed)
+	}
+	w.MaskElided(data, next-int64(len(data)))
+	rec.output(data, next-int64(len(data)))
+	return next, err
+}
+
+// sleep waits for the stream to change, the hold to end (until, when not zero), a kick or
+// Stop; it reports whether Stop came.
+func (r *Recording) sleep(changed <-chan struct{}, until time.Time) (stopped bool) {
+	var holdEnd <-chan time.Time
+	if !until.IsZero() {
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		holdEnd = t.C
+	}
+	select {
+	case <-holdEnd:
+	case <-changed:
+	case <-r.kick:
+	case <-r.stop:
+		r.mu.Lock()
+		r.holding = false
+		r.mu.Unlock()
+		return true
+	}
+	return false
 }
 
 // rewatch opens the pane's stream again when it ended only because its session went (the
@@ -261,13 +283,13 @@ func (w *writer) size() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sizeTimeout)
 	defer cancel()
-	out, err := r.ts.Query(ctx, []string{"display-message", "-p", "-t", r.pane, "#{pane_width}x#{pane_height}"})
-	if err != nil || len(out) == 0 || len(out[0]) == 0 {
+	st := &tmux.Screen{Pane: r.pane}
+	if err := r.ts.Do(ctx, st); err != nil {
 		return // the stream says when the pane is gone
 	}
-	cols, rows, err := asciicast.ParseSize(out[0][0])
+	cols, rows := st.Width, st.Height
 	r.mu.Lock()
-	same := err != nil || cols == r.sum.Width && rows == r.sum.Height
+	same := cols <= 0 || rows <= 0 || cols == r.sum.Width && rows == r.sum.Height
 	if !same {
 		r.sum.Width, r.sum.Height = cols, rows
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -32,20 +31,16 @@ type persisted struct {
 	Shell   string `json:"shell"`   // the pane's command before the run (its shell)
 }
 
-// persist names the run in its pane's option, once its line was entered.
-func (x *run) persist(ctx context.Context) {
+// persist returns the op that names the run in its pane's option, to run with the Enter that
+// starts it.
+func (x *run) persist() []tmux.Op {
 	b, err := json.Marshal(persisted{ID: x.id, Holder: x.req.Holder, Command: x.req.Command, Path: x.path,
 		Started: x.rec.Started.UnixMilli(), PID: os.Getpid(), Shell: x.req.pane.PaneCurrentCommand})
 	if err != nil {
-		return
+		return nil
 	}
-	// tmux 3.4 and later print "$" in an option's value as "\$" (show-options escapes it, as it
-	// does control characters, which JSON already writes as \u escapes): "\u0024" reads back
-	// the same from every version.
-	b = bytes.ReplaceAll(b, []byte("$"), []byte(`\u0024`))
-	if _, err := x.ts.Exec(ctx, []string{"set-option", "-p", "-t", x.req.pane.PaneID, runOption, string(b)}); err == nil {
-		x.persisted = true
-	}
+	x.persisted = true
+	return []tmux.Op{&tmux.SetPaneOption{Pane: x.req.pane.PaneID, Name: runOption, Value: string(b)}}
 }
 
 // unpersist removes the run's name from its pane once it ended (res is its result, nil when
@@ -56,9 +51,10 @@ func (x *run) unpersist(res *Result) {
 	if !x.persisted || x.outlives(res) {
 		return
 	}
+	x.persisted = false
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	x.ts.Exec(ctx, []string{"set-option", "-p", "-u", "-t", x.req.pane.PaneID, runOption})
+	x.eng.Do(ctx, &tmux.UnsetPaneOption{Pane: x.req.pane.PaneID, Name: runOption})
 }
 
 // outlives reports whether the run ends only for this process: the runner is closed, and
@@ -83,13 +79,13 @@ func (r *Runner) Adopt(ctx context.Context, ts *tmux.Server, p tmux.Pane) (rec *
 	if rec := r.reg.current(k); rec != nil {
 		return rec, "", nil
 	}
-	out, err := ts.Query(ctx, []string{"show-options", "-p", "-q", "-v", "-t", p.PaneID, runOption})
-	if err != nil || len(out) == 0 || len(out[0]) == 0 || out[0][0] == "" {
+	opt := &tmux.PaneOption{Pane: p.PaneID, Name: runOption}
+	if err := ts.Do(ctx, opt); err != nil || opt.Value == "" {
 		return nil, "", nil
 	}
 	var ps persisted
-	if json.Unmarshal([]byte(out[0][0]), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(r.table, p, ps.Shell) {
-		ts.Exec(ctx, []string{"set-option", "-p", "-u", "-t", p.PaneID, runOption})
+	if json.Unmarshal([]byte(opt.Value), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(r.table, p, ps.Shell) {
+		ts.Do(ctx, &tmux.UnsetPaneOption{Pane: p.PaneID, Name: runOption})
 		if ps.PID == os.Getpid() || ps.ID == "" {
 			return nil, "", nil
 		}
@@ -114,7 +110,7 @@ func (r *Runner) follow(ctx context.Context, ts *tmux.Server, p tmux.Pane, ps pe
 	if err != nil {
 		return err
 	}
-	x := &run{r: r, ts: ts, req: Request{pane: p, PaneID: p.PaneID, Holder: ps.Holder, Command: ps.Command,
+	x := &run{r: r, ts: ts, eng: ts, req: Request{pane: p, PaneID: p.PaneID, Holder: ps.Holder, Command: ps.Command,
 		MaxLines: DefaultMaxLines, MaxBytes: 1_000_000}, id: ps.ID, path: ps.Path, rec: rec,
 		entered: true, removed: true, persisted: true}
 	x.f = stream.NewFollower(w, w.Offset())

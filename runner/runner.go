@@ -334,7 +334,7 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 	}
 	// The offset is taken before anything is sent: nothing the command prints is lost. A
 	// stream whose session went while the pane lives on in another one is followed there once.
-	x := &run{r: r, ts: ts, req: req, path: path, rec: rec}
+	x := &run{r: r, ts: ts, eng: ts, req: req, path: path, rec: rec}
 	reopened := false
 	x.f = stream.NewFollower(w, w.Offset()).OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
 		if !errors.Is(ended, stream.ErrSessionGone) || reopened {
@@ -359,7 +359,8 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 // run is one run in progress.
 type run struct {
 	r     *Runner
-	ts    *tmux.Server
+	ts    *tmux.Server     // its host's files and the pane's stream
+	eng   engine           // the pane's screen, keys and options: ts, or a fake in tests
 	f     *stream.Follower // the pane's output, from before anything was typed
 	col   *collector
 	req   Request
@@ -425,15 +426,7 @@ func (x *run) launch(ctx context.Context) error {
 	}
 	redraw := x.redrawAt(ctx, typed)
 	x.redrawn = redraw != nil
-	var script string
-	var err error
-	for try := 0; ; try++ {
-		x.id = x.r.minted.mint()
-		script, err = shellrun.Script(x.sh, x.id, x.req.Command, x.path, shellrun.Options{History: x.req.History, Redraw: redraw})
-		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
-			break
-		}
-	}
+	script, err := x.script(redraw)
 	if err != nil {
 		x.clearLine(ctx)
 		return err
@@ -455,7 +448,10 @@ func (x *run) launch(ctx context.Context) error {
 	if x.shell != 0 {
 		x.readAtEnter, x.readKnown = x.r.table.ReadChars(x.shell)
 	}
-	if err := x.keys(ctx, []string{"Enter"}); err != nil {
+	// The pane's option names the run (adopt.go: a later server process finds it) in the
+	// command list that presses Enter: one round trip.
+	if err := x.send(ctx, append(x.persist(), keyOps(x.req.pane.PaneID, []string{"Enter"})...)...); err != nil {
+		x.unpersist(nil)
 		return err
 	}
 	x.entered = true
@@ -463,8 +459,18 @@ func (x *run) launch(ctx context.Context) error {
 	x.rec.live = x
 	x.rec.mu.Unlock()
 	x.r.reg.attach(x.rec)
-	x.persist(ctx) // adopt.go: a later server process finds the run
 	return nil
+}
+
+// script mints the run's id and writes its wrapper: another id when the command holds it.
+func (x *run) script(redraw *shellrun.Redraw) (script string, err error) {
+	for try := 0; ; try++ {
+		x.id = x.r.minted.mint()
+		script, err = shellrun.Script(x.sh, x.id, x.req.Command, x.path, shellrun.Options{History: x.req.History, Redraw: redraw})
+		if !errors.Is(err, shellrun.ErrIDInCommand) || try == 3 {
+			return script, err
+		}
+	}
 }
 
 // background waits, after the call returned, for the command's real end, then frees the pane
@@ -698,7 +704,7 @@ func (x *run) retitle() {
 			title = title[:j]
 		}
 		if bytes.Contains(title, []byte(x.path)) {
-			go x.ts.Exec(context.Background(), []string{"select-pane", "-t", x.req.pane.PaneID, "-T", firstLine(x.req.Command)})
+			go x.eng.Do(context.Background(), &tmux.SetTitle{Pane: x.req.pane.PaneID, Title: firstLine(x.req.Command)})
 			return
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // What a run knows of its pane's terminal on every platform, process table or not: tmux's own
@@ -45,11 +46,11 @@ func (x *run) mode() (termstate.Mode, bool) {
 
 // currentCommand is tmux's #{pane_current_command} now (the snapshot's when it cannot be read).
 func (x *run) currentCommand(ctx context.Context) string {
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", x.req.pane.PaneID, "#{pane_current_command}"})
-	if err != nil || len(out) == 0 || len(out[0]) == 0 {
+	st := &tmux.Screen{Pane: x.req.pane.PaneID}
+	if err := x.eng.Do(ctx, st); err != nil || st.Command == "" {
 		return x.req.pane.PaneCurrentCommand
 	}
-	return out[0][0]
+	return st.Command
 }
 
 // awaitShellPortable is awaitShell without a process table: tmux names the foreground

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/screen"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
@@ -134,12 +135,15 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		}
 		time.Sleep(shellrun.EscapeGap)
 	}
-	if err := x.keys(ctx, append(slices.Clone(groups[len(groups)-1]), ""), line); err != nil {
+	if err := x.keys(ctx, groups[len(groups)-1], line); err != nil {
 		return err
 	}
 	var f stream.Filter
 	var drawn []byte // the text the shell drew since, without controls
 	deadline := time.Now().Add(echoWait)
+	// The screen is read when the stream brought output that does not show the line, or
+	// brought nothing for recheck: not before the echo had time to come (a round trip saved).
+	fresh, looked := false, time.Now()
 	for {
 		ch, err := x.f.Read(ctx, readChunk)
 		if data := ch.Data; len(data) > 0 {
@@ -150,6 +154,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			if shows(f.Partial(), line) {
 				return x.echoed(ctx, drawn, line)
 			}
+			fresh = true
 			continue
 		}
 		if err != nil {
@@ -159,8 +164,11 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		// leaves no one line in the stream to compare, and one that draws a right prompt
 		// after the line (fish, zsh's RPROMPT redrawn) ends the stream's line with it: the
 		// screen tells, left of the cursor, where the shell draws what is typed.
-		if x.screenShows(ctx, line) {
-			return x.echoed(ctx, drawn, line)
+		if fresh || time.Since(looked) >= recheck || time.Now().After(deadline) {
+			fresh, looked = false, time.Now()
+			if x.screenShows(ctx, line) {
+				return x.echoed(ctx, drawn, line)
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			shown := strings.TrimSpace(f.Partial())
@@ -242,18 +250,11 @@ type before struct {
 
 // screenBefore reads the screen before anything is typed.
 func (x *run) screenBefore(ctx context.Context) before {
-	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size} #{history_limit}"},
-		[]string{"capture-pane", "-p", "-t", pane})
-	if err != nil || len(out) < 2 || len(out[0]) == 0 {
+	s, ok := x.screen(ctx)
+	if !ok {
 		return before{}
 	}
-	var b before
-	if n, _ := fmt.Sscan(out[0][0], &b.x, &b.y, &b.cols, &b.hist, &b.limit); n != 5 || b.y >= len(out[1]) || b.cols <= 0 {
-		return before{}
-	}
-	b.rows, b.ok = out[1], true
-	return b
+	return before{x: s.CursorX, y: s.CursorY, cols: s.Width, hist: s.HistorySize, limit: s.HistoryLimit, rows: s.rows, ok: true}
 }
 
 // fit returns line with a space more in front when, typed at the cursor of b, it would end
@@ -318,22 +319,17 @@ func (x *run) screenShows(ctx context.Context, line string) bool {
 // cursor, never what a right prompt draws beyond it. With since, they also take the rows from
 // the one the cursor was on before typing (x.before), when that is known.
 func (x *run) screenText(ctx context.Context, line string, since bool) (string, bool) {
-	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size}"},
-		[]string{"capture-pane", "-p", "-t", pane})
-	if err != nil || len(out) < 2 || len(out[0]) == 0 {
+	s, ok := x.screen(ctx)
+	if !ok {
 		return "", false
 	}
-	var cx, cy, cols, hist int
-	if n, _ := fmt.Sscan(out[0][0], &cx, &cy, &cols, &hist); n != 4 || cols <= 0 || cy >= len(out[1]) {
-		return "", false
-	}
+	cx, cy, cols := s.CursorX, s.CursorY, s.Width
 	from := max(0, cy-len(line)/cols-1)
-	if row, ok := x.before.start(out[1], hist); since && ok && row <= cy {
+	if row, ok := x.before.start(s.rows, s.HistorySize); since && ok && row <= cy {
 		from = min(from, row)
 	}
-	x.lastRow = leftOfCursor(out[1][cy:cy+1], cx, cols)
-	return leftOfCursor(out[1][from:cy+1], cx, cols), true
+	x.lastRow = leftOfCursor(s.rows[cy:cy+1], cx, cols)
+	return leftOfCursor(s.rows[from:cy+1], cx, cols), true
 }
 
 // leftOfCursor reads rows (the last one the cursor's) one after the other, each without its
@@ -373,21 +369,26 @@ func (x *run) clearLine(ctx context.Context) {
 	x.keys(ctx, []string{"C-c"})
 }
 
-// keys types tmux key names, and then literal text when text is not "" (the last key name is
-// then "" and stands for it), in one command list: one round trip, nothing in between. It is
-// not interrupted by the caller's cancellation: half a send would leave a line in the pane.
+// keys presses tmux key names, and then types text literally when given, in one command
+// list: one round trip, nothing in between. It is not interrupted by the caller's
+// cancellation: half a send would leave a line in the pane.
 func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
-	pane := x.req.pane.PaneID
-	var cmds [][]string
-	for _, k := range keys {
-		if k == "" && len(text) > 0 {
-			cmds = append(cmds, []string{"send-keys", "-t", pane, "-l", text[0]})
-			continue
-		}
-		cmds = append(cmds, []string{"send-keys", "-t", pane, k})
+	return x.send(ctx, keyOps(x.req.pane.PaneID, keys, text...)...)
+}
+
+// keyOps are the ops that press keys, then type text (see keys).
+func keyOps(pane string, keys []string, text ...string) []tmux.Op {
+	ops := []tmux.Op{&tmux.SendKeys{Pane: pane, Keys: keys}}
+	if len(text) > 0 {
+		ops = append(ops, &tmux.SendText{Pane: pane, Text: text[0]})
 	}
-	if _, err := x.ts.Exec(context.WithoutCancel(ctx), cmds...); err != nil {
-		return fmt.Errorf("typing into pane %s: %w", pane, err)
+	return ops
+}
+
+// send runs ops that type into the pane, whatever ctx's cancellation (see keys).
+func (x *run) send(ctx context.Context, ops ...tmux.Op) error {
+	if err := x.eng.Batch(context.WithoutCancel(ctx), ops...); err != nil {
+		return fmt.Errorf("typing into pane %s: %w", x.req.pane.PaneID, err)
 	}
 	return nil
 }
@@ -398,18 +399,13 @@ func (x *run) keys(ctx context.Context, keys []string, text ...string) error {
 // cursor arithmetic says (readline assumes its prompt starts in column 0, which it does not
 // after output without a final newline; fish redraws a multi-row prompt).
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
-	pane := x.req.pane.PaneID
-	out, err := x.ts.Query(ctx, []string{"display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y} #{pane_width} #{history_size}"},
-		[]string{"capture-pane", "-p", "-t", pane})
-	if err != nil || len(out) < 2 || len(out[0]) == 0 {
+	s, ok := x.screen(ctx)
+	if !ok {
 		return nil
 	}
-	var cx, cy, cols, hist int
-	if n, _ := fmt.Sscan(out[0][0], &cx, &cy, &cols, &hist); n != 4 || cols <= 0 || cy >= len(out[1]) {
-		return nil
-	}
+	cx, cy, cols := s.CursorX, s.CursorY, s.Width
 	first := max(0, cy-len(typed)/cols-1)
-	cells := screenCells(out[1][first:cy+1], cols)
+	cells := screenCells(s.rows[first:cy+1], cols)
 	end := min(len(cells), (cy-first)*cols+cx)
 	if i := lastIndex(cells[:end], typed); i >= 0 {
 		x.left = cellText(cells[i-i%cols : i])
@@ -420,7 +416,7 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	// with multibyte characters in a C locale is measured in bytes), maybe over the prompt.
 	// The line began where the cursor was before typing: that row is drawn again as it was
 	// up to there (without its colours), then the command.
-	if row, ok := x.before.start(out[1], hist); ok && row <= cy {
+	if row, ok := x.before.start(s.rows, s.HistorySize); ok && row <= cy {
 		return &shellrun.Redraw{Up: cy + 1 - row, Prefix: x.before.left()}
 	}
 	if x.sh == shellrun.Mksh && cx < len(typed) {

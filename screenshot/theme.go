@@ -35,8 +35,14 @@ var Light = &Theme{
 	},
 }
 
-// Themes are the themes by name.
-var Themes = map[string]*Theme{"dark": Dark, "light": Light}
+// themes are the themes by name.
+var themes = map[string]*Theme{"dark": Dark, "light": Light}
+
+// ThemeNamed returns the theme of that name ("dark" or "light"); false for another name.
+func ThemeNamed(name string) (*Theme, bool) {
+	t, ok := themes[name]
+	return t, ok
+}
 
 // Palette returns palette entry i: the theme's ANSI colour for 0-15, else the xterm 6×6×6
 // cube (16-231) or grey ramp (232-255).

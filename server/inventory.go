@@ -528,7 +528,7 @@ func (c *Call) panesOf(ctx context.Context, in *listPanesIn, brief bool) (*tmux.
 		}
 		snap := t.snap
 		if snap.Parts&tmux.WithPanes == 0 {
-			if snap, _, err = t.ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
+			if snap, err = t.ts.SnapshotOf(ctx, t.session.SessionID, tmux.WithPanes|tmux.WithClients); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -584,7 +584,7 @@ type paneIn struct {
 }
 
 func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
-	t, _, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readClients, nil)
+	t, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readClients, nil)
 	if err != nil {
 		return PaneInfo{}, err
 	}
@@ -709,7 +709,7 @@ func (c *Call) paneOrActive(ctx context.Context, paneID *string, wt WindowTarget
 // paneByID reads one pane afresh: that pane alone, unless its window is linked more than once
 // (see tmux.ErrLinked).
 func (c *Call) paneByID(ctx context.Context, ts *tmux.Server, id string) (PaneInfo, error) {
-	snap, _, err := ts.SnapshotOf(ctx, id, tmux.WithPanes|tmux.WithClients)
+	snap, err := ts.SnapshotOf(ctx, id, tmux.WithPanes|tmux.WithClients)
 	if errors.Is(err, tmux.ErrLinked) {
 		snap, err = ts.Snapshot(ctx, tmux.WithAll)
 	}

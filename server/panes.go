@@ -187,7 +187,7 @@ func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error
 	if err := errors.Join(checkSize("width", in.Width), checkSize("height", in.Height)); err != nil {
 		return PaneInfo{}, err
 	}
-	t, _, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readWindow, nil)
+	t, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, readWindow, nil)
 	if err != nil {
 		return PaneInfo{}, err
 	}

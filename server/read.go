@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -66,31 +65,13 @@ func tailLines(lines []string, max *int) ([]string, int) {
 	return lines[len(lines)-*max:], len(lines) - *max
 }
 
-// captureArgs builds capture-pane for one pane.
-func captureArgs(pane string, start, end *int, join, esc bool) []string {
-	args := []string{"capture-pane", "-p", "-t", pane}
-	if join {
-		args = append(args, "-J")
-	}
-	if esc {
-		args = append(args, "-e")
-	}
-	if start != nil {
-		args = append(args, "-S", strconv.Itoa(*start))
-	}
-	if end != nil {
-		args = append(args, "-E", strconv.Itoa(*end))
-	}
-	return args
-}
-
 // screenLines captures the visible screen of a pane, without its trailing blank rows.
 func screenLines(ctx context.Context, ts *tmux.Server, pane string) ([]string, error) {
-	out, err := ts.Query(ctx, captureArgs(pane, nil, nil, false, false))
-	if err != nil {
+	cp := &tmux.Capture{Pane: pane}
+	if err := ts.Do(ctx, cp); err != nil {
 		return nil, err
 	}
-	return trimBlankTail(out[0]), nil
+	return trimBlankTail(cp.Lines), nil
 }
 
 // ---- snapshot_pane (seed 002)
@@ -115,58 +96,42 @@ type PaneSnapshot struct {
 	AlternateOn           bool    `json:"alternate_on"`
 }
 
-// snapshotExtra is what snapshot_pane reads besides the pane record.
-var snapshotExtra = strings.Join([]string{"#{cursor_x}", "#{cursor_y}", "#{pane_mode}", "#{scroll_position}", "#{history_size}", "#{alternate_on}"}, tmux.Sep)
-
 func snapshotPane(ctx context.Context, c *Call, in *snapshotIn) (PaneSnapshot, error) {
 	if err := maxLinesArg(in.MaxLines); err != nil {
 		return PaneSnapshot{}, err
 	}
 	// One command list: the record, the screen state and the content describe one instant
 	// (and, given the pane's id, the read that resolves it).
-	t, out, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly|readClients, func(id string) [][]string {
-		return [][]string{
-			{"display-message", "-p", "-t", id, tmux.PaneFormat()},
-			{"display-message", "-p", "-t", id, snapshotExtra},
-			captureArgs(id, nil, nil, false, false),
-		}
+	var rec *tmux.PaneRecord
+	var st *tmux.Screen
+	var cp *tmux.Capture
+	t, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly|readClients, func(id string) []tmux.Op {
+		rec, st, cp = &tmux.PaneRecord{Pane: id}, &tmux.Screen{Pane: id}, &tmux.Capture{Pane: id}
+		return []tmux.Op{rec, st, cp}
 	})
 	if err != nil {
 		return PaneSnapshot{}, err
 	}
-	id := t.pane.PaneID
-	if len(out) != 3 || len(out[0]) == 0 || len(out[1]) == 0 {
-		return PaneSnapshot{}, fmt.Errorf("snapshot of %s: tmux returned an incomplete reply", id)
-	}
-	p, err := tmux.ParsePane(out[0][0])
-	if err != nil {
-		return PaneSnapshot{}, fmt.Errorf("snapshot of %s: %w", id, err)
-	}
-	f := tmux.SplitFields(out[1][0], 6)
-	lines, dropped := tailLines(trimBlankTail(out[2]), in.MaxLines)
+	p := rec.Record
+	lines, dropped := tailLines(trimBlankTail(cp.Lines), in.MaxLines)
 	snap := PaneSnapshot{
 		PaneInfo:              c.paneInfo(ctx, t.ts, t.snap, p),
 		Content:               strings.Join(lines, "\n"),
 		ContentTruncated:      dropped > 0,
 		ContentTruncatedLines: dropped,
-		CursorX:               atoiOr0(f[0]),
-		CursorY:               atoiOr0(f[1]),
-		HistorySize:           atoiOr0(f[4]),
-		AlternateOn:           f[5] == "1",
+		CursorX:               st.CursorX,
+		CursorY:               st.CursorY,
+		HistorySize:           st.HistorySize,
+		AlternateOn:           st.AlternateOn,
 	}
 	snap.InputHidden = inputHidden(t.ts, p)
-	if f[2] != "" {
-		snap.PaneMode = &f[2]
+	if st.Mode != "" {
+		snap.PaneMode = &st.Mode
 	}
-	if n, err := strconv.Atoi(f[3]); err == nil && f[3] != "" {
-		snap.ScrollPosition = &n
+	if st.Scrolled {
+		snap.ScrollPosition = &st.ScrollPosition
 	}
 	return snap, nil
-}
-
-func atoiOr0(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // ---- capture_pane
@@ -193,14 +158,16 @@ func capturePane(ctx context.Context, c *Call, in *capturePaneIn) (CaptureOut, e
 	if err := maxLinesArg(in.MaxLines); err != nil {
 		return CaptureOut{}, err
 	}
-	t, out, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly, func(id string) [][]string {
-		return [][]string{captureArgs(id, in.Start, in.End, in.JoinWrapped, in.EscapeSequences)}
+	var cp *tmux.Capture
+	t, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly, func(id string) []tmux.Op {
+		cp = &tmux.Capture{Pane: id, Start: in.Start, End: in.End, Join: in.JoinWrapped, Escapes: in.EscapeSequences}
+		return []tmux.Op{cp}
 	})
 	if err != nil {
 		return CaptureOut{}, err
 	}
 	id := t.pane.PaneID
-	lines := trimBlankTail(out[0])
+	lines := trimBlankTail(cp.Lines)
 	if in.JoinWrapped && !in.EscapeSequences {
 		// -J keeps the trailing spaces of every line; they carry nothing.
 		for i, l := range lines {
@@ -243,14 +210,15 @@ func displayMessage(ctx context.Context, c *Call, in *displayMessageIn) (ResultO
 	if err := checkFormat(in.FormatString); err != nil {
 		return ResultOut{}, err
 	}
-	// "--": a format that starts with "-" is a format, not a flag.
-	_, out, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly, func(id string) [][]string {
-		return [][]string{{"display-message", "-p", "-t", id, "--", in.FormatString}}
+	var ex *tmux.Expand
+	_, err := c.paneWith(ctx, in.PaneTarget, in.SocketName, idOnly, func(id string) []tmux.Op {
+		ex = &tmux.Expand{Pane: id, Format: in.FormatString}
+		return []tmux.Op{ex}
 	})
 	if err != nil {
 		return ResultOut{}, err
 	}
-	return ResultOut{Result: strings.Join(out[0], "\n")}, nil
+	return ResultOut{Result: strings.Join(ex.Lines, "\n")}, nil
 }
 
 // ---- find_pane_by_position

@@ -79,7 +79,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// One read for the whole preflight: the pane and the clients (for "watched"), of that
 	// pane alone: the preflight is on the critical path of a run.
-	t, _, err := c.paneWith(ctx, a.target, a.sock, readClients, nil)
+	t, err := c.paneWith(ctx, a.target, a.sock, readClients, nil)
 	if err != nil {
 		return tmux.Pane{}, res, err
 	}

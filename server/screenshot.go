@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,43 +102,36 @@ func screenshotPane(ctx context.Context, c *Call, in *screenshotIn) (ScreenshotO
 	return takeScreenshot(ctx, t.ts, t.pane.PaneID, in.Scale, in.Theme, start)
 }
 
-// shotFormat is what a screenshot reads beside the screen, at the same instant.
-var shotFormat = strings.Join([]string{"#{pane_width}", "#{pane_height}", "#{cursor_x}", "#{cursor_y}", "#{cursor_flag}",
-	"#{alternate_on}", "#{pane_in_mode}", "#{pane_dead}"}, tmux.Sep)
-
 // takeScreenshot reads a pane's state and screen in one command list and draws them.
 func takeScreenshot(ctx context.Context, ts *tmux.Server, pane string, scale float64, theme string, start int) (ScreenshotOut, error) {
-	th := screenshot.Themes[theme]
-	if th == nil {
+	th, ok := screenshot.ThemeNamed(theme)
+	if !ok {
 		th = screenshot.Dark
 	}
 	scale = max(minShotScale, min(scale, maxShotScale))
-	// -N keeps trailing blanks: a bar of background colour to the end of a line.
-	capture := []string{"capture-pane", "-e", "-p", "-N", "-t", pane}
+	// Trailing blanks kept: a bar of background colour to the end of a line.
+	st, cp := &tmux.Screen{Pane: pane}, &tmux.Capture{Pane: pane, Escapes: true, Trailing: true}
 	if start < 0 {
-		capture = append(capture, "-S", strconv.Itoa(max(start, -maxShotHistory)))
+		from := max(start, -maxShotHistory)
+		cp.Start = &from
 	}
-	out, err := ts.Query(ctx, []string{"display-message", "-p", "-t", pane, shotFormat}, capture)
-	if err != nil {
-		if errors.Is(err, tmux.ErrNotFound) {
+	if err := ts.Batch(ctx, st, cp); err != nil {
+		if errors.Is(err, tmux.ErrNotFound) || !tmux.ValidPaneID(pane) {
 			return ScreenshotOut{}, fail("List the panes with list_panes and use one of their ids.", "screenshot_pane: no pane %s on this tmux server", pane)
 		}
 		return ScreenshotOut{}, err
 	}
-	if len(out) != 2 || len(out[0]) == 0 {
-		return ScreenshotOut{}, fmt.Errorf("screenshot of %s: tmux returned an incomplete reply", pane)
-	}
-	f := tmux.SplitFields(out[0][0], 8)
-	if f[7] == "1" {
+	if st.Dead {
 		return ScreenshotOut{}, fail("Restart it with respawn_pane, or read its last text with capture_pane.", "screenshot_pane: pane %s is dead (its program exited)", pane)
 	}
-	o := ScreenshotOut{PaneID: pane, Columns: atoiOr0(f[0]), CursorX: atoiOr0(f[2]), CursorY: atoiOr0(f[3]),
-		CursorVisible: f[4] == "1" && f[6] != "1", AlternateOn: f[5] == "1", PaneInMode: f[6] == "1",
+	o := ScreenshotOut{PaneID: pane, Columns: st.Width, CursorX: st.CursorX, CursorY: st.CursorY,
+		CursorVisible: st.CursorVisible && !st.InMode, AlternateOn: st.AlternateOn, PaneInMode: st.InMode,
 		Theme: th.Name, Scale: scale, MimeType: "image/png"}
-	height := atoiOr0(f[1])
-	lines := out[1]
+	height := st.Height
+	lines := cp.Lines
 	o.Rows = max(len(lines), height)
 	o.HistoryRows = max(0, len(lines)-height)
+	var err error
 	o.CellWidthPx, o.CellHeightPx, err = screenshot.CellSize(scale)
 	if err != nil {
 		return ScreenshotOut{}, err

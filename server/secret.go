@@ -185,9 +185,9 @@ func inputHidden(ts *tmux.Server, p tmux.Pane) bool {
 // openPage opens a page that types into pane p, and lists it.
 func (c *Call) openPage(ctx context.Context, ts *tmux.Server, p tmux.Pane, message string, enter bool) (*secretPage, error) {
 	shows := ""
-	if out, err := ts.Query(ctx, []string{"capture-pane", "-p", "-t", p.PaneID}); err == nil && len(out) > 0 {
-		for i := len(out[0]) - 1; i >= 0; i-- {
-			if l := strings.TrimSpace(out[0][i]); l != "" {
+	if cp := (&tmux.Capture{Pane: p.PaneID}); ts.Do(ctx, cp) == nil {
+		for i := len(cp.Lines) - 1; i >= 0; i-- {
+			if l := strings.TrimSpace(cp.Lines[i]); l != "" {
 				shows = truncate(l, 200)
 				break
 			}
@@ -268,12 +268,12 @@ func (s *Server) typeSecretInto(ts *tmux.Server, p tmux.Pane, secret string, ent
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmds := [][]string{{"send-keys", "-l", "-t", p.PaneID, "--", secret}}
+	ops := []tmux.Op{&tmux.SendText{Pane: p.PaneID, Text: secret}}
 	if enter {
-		cmds = append(cmds, []string{"send-keys", "-t", p.PaneID, "Enter"})
+		ops = append(ops, &tmux.SendKeys{Pane: p.PaneID, Keys: []string{"Enter"}})
 	}
 	s.rec.mark(ts, p.PaneID, fmt.Sprintf("hidden input: a secret of %d bytes typed by the person", len(secret)))
-	if _, err := ts.Exec(ctx, cmds...); err != nil {
+	if err := ts.Batch(ctx, ops...); err != nil {
 		// tmux's words could quote the command: they are not passed on.
 		return 0, fmt.Errorf("tmux could not type into pane %s", p.PaneID)
 	}
@@ -376,12 +376,12 @@ func afterTyping(ts *tmux.Server, pane string, pg *secretPage) {
 		time.Sleep(300 * time.Millisecond)
 		return
 	}
-	t, err := ts.Query(context.Background(), []string{"display-message", "-p", "-t", pane, "#{pane_tty}"})
-	if err != nil || len(t) == 0 || len(t[0]) == 0 {
+	st := &tmux.Screen{Pane: pane}
+	if err := ts.Do(context.Background(), st); err != nil || st.TTY == "" {
 		return
 	}
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if m, err := termstate.ReadMode(t[0][0]); err != nil || !m.Hidden() {
+		if m, err := termstate.ReadMode(st.TTY); err != nil || !m.Hidden() {
 			return
 		}
 	}

@@ -308,57 +308,16 @@ func resolvePaneIn(snap *tmux.Snapshot, t PaneTarget) (tmux.Pane, error) {
 
 // pane resolves a pane target, reading the pane alone (see paneWith).
 func (c *Call) pane(ctx context.Context, t PaneTarget, sock *string) (*target, error) {
-	tg, _, err := c.paneWith(ctx, t, sock, 0, nil)
+	tg, err := c.paneWith(ctx, t, sock, 0, nil)
 	return tg, err
 }
 
 // paneWith resolves a pane target from a read of that pane alone (tmux.SnapshotOf): its record
-// and, as r asks, its window and the clients, or from the whole topology when r asks for all
-// of it or the target needs it (an index, a name). then, when given, are read-only commands on
-// the resolved pane run in the same command list as the read, whose output is returned.
-// Callers move to paneThen, which takes typed ops.
-func (c *Call) paneWith(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) [][]string) (*target, [][]string, error) {
-	var out [][]string
-	tg, err := c.paneRead(ctx, t, sock, r, func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error) {
-		var cmds [][]string
-		if then != nil {
-			cmds = then(id)
-		}
-		snap, o, err := ts.SnapshotOf(ctx, id, parts, cmds...)
-		out = o
-		return snap, err
-	}, func(ts *tmux.Server, pane string) error {
-		if then == nil {
-			return nil
-		}
-		o, err := ts.Query(ctx, then(pane)...)
-		out = o
-		return err
-	})
-	return tg, out, err
-}
-
-// paneThen is paneWith with typed ops: then returns the read-only ops to run on the resolved
-// pane in the same command list as the read; they hold their results.
-func (c *Call) paneThen(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) []tmux.Op) (*target, error) {
-	return c.paneRead(ctx, t, sock, r, func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error) {
-		var ops []tmux.Op
-		if then != nil {
-			ops = then(id)
-		}
-		return ts.SnapshotThen(ctx, id, parts, ops...)
-	}, func(ts *tmux.Server, pane string) error {
-		if then == nil {
-			return nil
-		}
-		return ts.Batch(ctx, then(pane)...)
-	})
-}
-
-// paneRead is paneWith's work: of reads the target id alone (with what runs after it), all
-// runs what follows a read of the whole topology.
-func (c *Call) paneRead(ctx context.Context, t PaneTarget, sock *string, r reads,
-	of func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error), all func(ts *tmux.Server, pane string) error) (*target, error) {
+// and what r asks for, in t.snap. then, when set, gives read-only ops on the pane; they run in
+// the same command list as the read when the pane's id was given (one round trip, one
+// instant), else right after it, and hold their results. A session by name (or none: the
+// first) is found in the list of sessions, which is what names match against exactly.
+func (c *Call) paneWith(ctx context.Context, t PaneTarget, sock *string, r reads, then func(pane string) []tmux.Op) (*target, error) {
 	if err := checkIDs(t.PaneID, t.WindowID, t.SessionID); err != nil {
 		return nil, err
 	}
@@ -367,7 +326,7 @@ func (c *Call) paneRead(ctx context.Context, t PaneTarget, sock *string, r reads
 		return nil, err
 	}
 	if r&readAll == 0 {
-		tg, err := c.paneAlone(ctx, ts, t, r, of)
+		tg, err := c.paneAlone(ctx, ts, t, r, then)
 		if tg != nil || fastFailed(ctx, err) {
 			return tg, err
 		}
@@ -380,12 +339,16 @@ func (c *Call) paneRead(ctx context.Context, t PaneTarget, sock *string, r reads
 	if err != nil {
 		return nil, err
 	}
-	return &target{ts: ts, snap: snap, pane: p}, all(ts, p.PaneID)
+	tg := &target{ts: ts, snap: snap, pane: p}
+	if then == nil {
+		return tg, nil
+	}
+	return tg, ts.Batch(ctx, then(p.PaneID)...)
 }
 
-// paneAlone is paneRead's read of the pane alone. A nil target with a nil error means the
+// paneAlone is paneWith's read of the pane alone. A nil target with a nil error means the
 // answer needs the whole topology.
-func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, of func(ts *tmux.Server, id string, parts tmux.What) (*tmux.Snapshot, error)) (*target, error) {
+func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r reads, then func(pane string) []tmux.Op) (*target, error) {
 	var id string
 	switch {
 	case t.PaneID != nil:
@@ -403,13 +366,17 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 		}
 		id = sess.ActivePaneID
 	}
-	// What runs after the read targets id too: for a window, tmux takes its active pane, the
-	// one its record names in the same instant.
+	// then's commands target id too: for a window, tmux takes its active pane, the one its
+	// record names in the same instant.
+	var ops []tmux.Op
+	if then != nil {
+		ops = then(id)
+	}
 	parts := r.paneParts()
 	if tmux.ValidWindowID(id) {
 		parts |= tmux.WithWindows // it names its active pane
 	}
-	snap, err := of(ts, id, parts)
+	snap, err := ts.SnapshotOf(ctx, id, parts, ops...)
 	if snap == nil {
 		return nil, err
 	}
@@ -479,7 +446,7 @@ func (c *Call) windowAlone(ctx context.Context, ts *tmux.Server, t WindowTarget,
 			id = sess.SessionID // its windows, to find the index among
 		}
 	}
-	snap, _, err := ts.SnapshotOf(ctx, id, r.parts()|tmux.WithWindows)
+	snap, err := ts.SnapshotOf(ctx, id, r.parts()|tmux.WithWindows)
 	if snap == nil {
 		return nil, err
 	}
@@ -531,7 +498,7 @@ func (c *Call) sessionWith(ctx context.Context, sessionID, sessionName, sock *st
 		return nil, err
 	}
 	if r&readWindows != 0 && r&readAll == 0 {
-		of, _, err := ts.SnapshotOf(ctx, sess.SessionID, tmux.WithWindows)
+		of, err := ts.SnapshotOf(ctx, sess.SessionID, tmux.WithWindows)
 		if err != nil {
 			return nil, err
 		}

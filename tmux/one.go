@@ -36,29 +36,38 @@ var linkField = field{name: "window_links", expr: "#{?window_linked,2,#{window_l
 //   - WithClients: every client (there are few), so that Watched answers for those panes.
 //
 // Pane and Watched, WindowPanes and SessionWindows answer for them as on the whole snapshot.
-// then, when given, are read-only commands run in the same command list after the read (one
-// instant); their output is returned. A target that does not exist fails with a
-// *CommandError that is ErrNotFound, a pane or window whose window is linked more than once
-// with ErrLinked; snap is nil then. A failure of one of then returns the snapshot with the
-// error.
-func (s *Server) SnapshotOf(ctx context.Context, target string, what What, then ...[]string) (*Snapshot, [][]string, error) {
-	cmds, err := ofArgs(target, what)
-	if err != nil {
-		return nil, nil, err
-	}
-	out, err := s.Query(ctx, append(cmds, then...)...)
-	if len(out) < len(cmds) {
-		if err == nil {
-			err = fmt.Errorf("%s: tmux returned %d replies, expected %d", target, len(out), len(cmds))
+// then, when given, are read-only ops run in the same command list after the read (one
+// instant, one round trip), holding their results; an op may name target's id (a window's
+// stands for its active pane). A target that does not exist fails with a *CommandError that
+// is ErrNotFound, a pane or window whose window is linked more than once with ErrLinked; snap
+// is nil then. A failure of one of then returns the snapshot with the error.
+func (s *Server) SnapshotOf(ctx context.Context, target string, what What, then ...Op) (*Snapshot, error) {
+	for _, op := range then {
+		if op.mutates() {
+			return nil, errors.New("tmux: SnapshotOf runs reads only after its read")
 		}
-		return nil, nil, err
 	}
-	snap, perr := parseOf(target, what, out[:len(cmds)])
-	if perr != nil {
-		return nil, nil, perr
-	}
-	return snap, out[len(cmds):], err
+	of := &snapshotOf{target: target, what: what}
+	err := s.Batch(ctx, append([]Op{of}, then...)...)
+	return of.snap, err
 }
+
+// snapshotOf is SnapshotOf's read as an op.
+type snapshotOf struct {
+	target string
+	what   What
+
+	snap *Snapshot
+}
+
+func (o *snapshotOf) commands() ([][]string, error) { return ofArgs(o.target, o.what) }
+
+func (o *snapshotOf) read(out [][]string) (err error) {
+	o.snap, err = parseOf(o.target, o.what, out)
+	return err
+}
+
+func (*snapshotOf) mutates() bool { return false }
 
 // ofArgs builds the commands of SnapshotOf, in the order of parseSnapshot's parts.
 // display-message prints the client's own pane when its target does not exist, so a record

@@ -57,31 +57,35 @@ func TestSnapshotOf(t *testing.T) {
 	}
 	for _, id := range []string{"%999", "@999", "$999"} {
 		for _, what := range []tmux.What{tmux.WithPanes, tmux.WithWindows, tmux.WithClients} {
-			if _, _, err := ts.SnapshotOf(ctx, id, what); !errors.Is(err, tmux.ErrNotFound) && !(what == tmux.WithClients && id != "%999") {
+			if _, err := ts.SnapshotOf(ctx, id, what); !errors.Is(err, tmux.ErrNotFound) && !(what == tmux.WithClients && id != "%999") {
 				t.Errorf("SnapshotOf(%s, %v): %v, want ErrNotFound", id, what, err)
 			}
 		}
 	}
-	if _, _, err := ts.SnapshotOf(ctx, "$999", tmux.WithSessions); !errors.Is(err, tmux.ErrNotFound) {
+	if _, err := ts.SnapshotOf(ctx, "$999", tmux.WithSessions); !errors.Is(err, tmux.ErrNotFound) {
 		t.Errorf("SnapshotOf($999, WithSessions): %v, want ErrNotFound", err)
 	}
-	if _, _, err := ts.SnapshotOf(ctx, p1, tmux.WithSessions); err == nil {
+	if _, err := ts.SnapshotOf(ctx, p1, tmux.WithSessions); err == nil {
 		t.Errorf("SnapshotOf of a pane's session: no refusal")
 	}
 	for _, bad := range []string{"one", "%1 ", "=one", ""} {
-		if _, _, err := ts.SnapshotOf(ctx, bad, tmux.WithPanes); err == nil || errors.Is(err, tmux.ErrNotFound) {
+		if _, err := ts.SnapshotOf(ctx, bad, tmux.WithPanes); err == nil || errors.Is(err, tmux.ErrNotFound) {
 			t.Errorf("SnapshotOf(%q): %v, want a refusal", bad, err)
 		}
 	}
 
 	// Commands run after the read, in the same command list; a failing one keeps the read.
-	snap, out, err := ts.SnapshotOf(ctx, p2, tmux.WithPanes, []string{"display-message", "-p", "-t", p2, "#{pane_id}"})
-	if err != nil || len(out) != 1 || len(out[0]) != 1 || out[0][0] != p2 || snap.Panes[0].PaneID != p2 {
-		t.Errorf("SnapshotOf with a command after it: %v %v %v", snap, out, err)
+	st := &tmux.Screen{Pane: p2}
+	snap, err := ts.SnapshotOf(ctx, p2, tmux.WithPanes, st)
+	if err != nil || st.Width == 0 || snap.Panes[0].PaneID != p2 {
+		t.Errorf("SnapshotOf with an op after it: %v %+v %v", snap, st, err)
 	}
-	snap, _, err = ts.SnapshotOf(ctx, p2, tmux.WithPanes, []string{"capture-pane", "-p", "-t", "%999"})
+	snap, err = ts.SnapshotOf(ctx, p2, tmux.WithPanes, &tmux.Capture{Pane: "%999"})
 	if snap == nil || !errors.Is(err, tmux.ErrNotFound) {
-		t.Errorf("a failing command after the read: %v %v", snap, err)
+		t.Errorf("a failing op after the read: %v %v", snap, err)
+	}
+	if _, err := ts.SnapshotOf(ctx, p2, tmux.WithPanes, &tmux.ClearPane{Pane: p2}); err == nil {
+		t.Error("SnapshotOf ran a mutation after its read")
 	}
 
 	// p3's window linked into session two as well; session three grouped with one.
@@ -121,7 +125,7 @@ func TestSnapshotOfLinked(t *testing.T) {
 			tc.link(tmx, s1, s2, p1)
 			wantLinked(t, tmx, ts, p1)
 			// The other session's window, linked once, stays readable.
-			if _, _, err := ts.SnapshotOf(context.Background(), p2, tmux.WithPanes|tmux.WithWindows); err != nil {
+			if _, err := ts.SnapshotOf(context.Background(), p2, tmux.WithPanes|tmux.WithWindows); err != nil {
 				t.Errorf("SnapshotOf(%s) of a window linked once: %v", p2, err)
 			}
 		})
@@ -134,7 +138,7 @@ func TestSnapshotOfLinked(t *testing.T) {
 	tmx.Tmux("link-window", "-s", w, "-t", s1+":9")
 	wantLinked(t, tmx, ts, p1)
 	tmx.Tmux("unlink-window", "-t", s1+":9")
-	if _, _, err := ts.SnapshotOf(context.Background(), p1, tmux.WithWindows); err != nil {
+	if _, err := ts.SnapshotOf(context.Background(), p1, tmux.WithWindows); err != nil {
 		t.Errorf("SnapshotOf(%s) once unlinked: %v", p1, err)
 	}
 }
@@ -146,7 +150,7 @@ func wantLinked(t *testing.T, tmx *testtmux.Server, ts *tmux.Server, panes ...st
 		w := tmx.Tmux("display-message", "-p", "-t", p, "#{window_id}")
 		for _, id := range []string{p, w} {
 			for _, what := range []tmux.What{tmux.WithPanes, tmux.WithWindows} {
-				if _, _, err := ts.SnapshotOf(context.Background(), id, what); !errors.Is(err, tmux.ErrLinked) {
+				if _, err := ts.SnapshotOf(context.Background(), id, what); !errors.Is(err, tmux.ErrLinked) {
 					t.Errorf("SnapshotOf(%s, %v) of a linked window: %v, want ErrLinked", id, what, err)
 				}
 			}
@@ -195,7 +199,7 @@ func panesOf(full *tmux.Snapshot, sessionID string) []tmux.Pane {
 // sameOf checks SnapshotOf(id, what) against want.
 func sameOf(t *testing.T, ts *tmux.Server, id string, what tmux.What, want *tmux.Snapshot) {
 	t.Helper()
-	got, _, err := ts.SnapshotOf(context.Background(), id, what)
+	got, err := ts.SnapshotOf(context.Background(), id, what)
 	if err != nil {
 		t.Fatalf("SnapshotOf(%s): %v", id, err)
 	}
@@ -217,9 +221,9 @@ func TestSnapshotSeparatorInPath(t *testing.T) {
 	tmx.Tmux("send-keys", "-t", p, "cd '"+dir+"'", "Enter")
 	ts := newServer(t, tmx)
 	ctx := context.Background()
-	one, _, err := ts.SnapshotOf(ctx, p, tmux.WithPanes)
+	one, err := ts.SnapshotOf(ctx, p, tmux.WithPanes)
 	for err == nil && one.Panes[0].PaneCurrentPath != dir {
-		one, _, err = ts.SnapshotOf(ctx, p, tmux.WithPanes)
+		one, err = ts.SnapshotOf(ctx, p, tmux.WithPanes)
 	}
 	if err != nil {
 		t.Fatal(err)

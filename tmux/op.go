@@ -2,7 +2,6 @@ package tmux
 
 import (
 	"context"
-	"fmt"
 )
 
 // Op is one thing asked of tmux or told to it, at the level a caller means it (a pane's screen
@@ -48,9 +47,9 @@ func (s *Server) Batch(ctx context.Context, ops ...Op) error {
 			break
 		}
 		if rerr := op.read(out[:counts[i]]); rerr != nil && err == nil {
-			err = fmt.Errorf("%s: %w", cmds[0][0], rerr)
+			err = rerr // an op's own error says what it read
 		}
-		out, cmds = out[counts[i]:], cmds[counts[i]:]
+		out = out[counts[i]:]
 	}
 	return err
 }

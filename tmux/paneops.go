@@ -202,4 +202,3 @@ func appendSpawn(args []string, dir *string, env []string) []string {
 	}
 	return args
 }
-

@@ -4,7 +4,8 @@ import "strings"
 
 // A pane's user options (names starting with @) hold what a caller keeps with a pane across
 // server processes. Their values come back as they were set: tmux 3.4's command parser stores
-// a "$" of a quoted argument as "\$" (3.3 and 3.7 store it as given), which PaneOption undoes.
+// a "$" that could start a variable name ("$HOME", "${") as "\$", even in single quotes (3.3
+// and 3.7 store it as given), which PaneOption undoes.
 
 // PaneOption reads a user option of a pane. Set Pane and Name; Value is its value and Set
 // whether the pane has it.
@@ -36,10 +37,26 @@ func (o *PaneOption) read(out [][]string) error {
 	}
 	o.Value, o.Set = strings.Join(out[0], "\n"), true
 	if len(out) > 1 && len(out[1]) == 1 && out[1][0] != dollarProbe {
-		// Every "$" was stored with a "\" before it: remove that one.
-		o.Value = strings.ReplaceAll(o.Value, `\$`, "$")
+		o.Value = unescapeDollars(o.Value)
 	}
 	return nil
+}
+
+// unescapeDollars removes the "\" tmux 3.4 stores before each "$" followed by a letter, "_"
+// or "{" (each such "$" has one).
+func unescapeDollars(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+2 < len(s) && s[i+1] == '$' && startsVariable(s[i+2]) {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func startsVariable(c byte) bool {
+	return c == '_' || c == '{' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 func (*PaneOption) mutates() bool { return false }

@@ -240,7 +240,7 @@ func TestWatchedPanes(t *testing.T) {
 func samePaneSnapshot(t *testing.T, ts *tmux.Server, full *tmux.Snapshot, panes ...string) {
 	t.Helper()
 	for _, id := range panes {
-		one, _, err := ts.SnapshotOf(context.Background(), id, tmux.WithPanes|tmux.WithClients)
+		one, err := ts.SnapshotOf(context.Background(), id, tmux.WithPanes|tmux.WithClients)
 		_, ok1 := full.Pane(id)
 		if !ok1 {
 			if !errors.Is(err, tmux.ErrNotFound) {

@@ -39,30 +39,55 @@ const compareRounds = 20
 // compareRows measures start-up (to the initialize reply and to the tools/list reply) and
 // list_sessions over stdio for every build, side by side in one run on one tmux server.
 func compareRows(ctx context.Context, builds []build, tmx *benchTmux, n int) ([]row, error) {
+	st, err := compareStartups(ctx, builds, tmx)
+	if err != nil {
+		return nil, err
+	}
+	calls, err := compareCalls(ctx, builds, tmx, n)
+	if err != nil {
+		return nil, err
+	}
+	return startupTable(builds, st, calls), nil
+}
+
+// startups are the start-up figures of every build, one samples per build each.
+type startups struct {
+	floors, inits, lists, bareInits, bareLists []samples
+}
+
+// compareStartups starts every build compareRounds times, the builds taking turns.
+func compareStartups(ctx context.Context, builds []build, tmx *benchTmux) (startups, error) {
 	all := func() []samples { return make([]samples, len(builds)) }
-	floors, inits, lists, bareInits, bareLists, calls := all(), all(), all(), all(), all(), all()
+	st := startups{all(), all(), all(), all(), all()}
 	for range compareRounds {
 		for i, b := range builds {
 			t0 := time.Now()
 			if err := exec.Command(b.bin, "version").Run(); err != nil {
-				return nil, err
+				return st, err
 			}
-			floors[i] = append(floors[i], time.Since(t0))
+			st.floors[i] = append(st.floors[i], time.Since(t0))
 			c, err := connect(ctx, b.bin, tmx)
 			if err != nil {
-				return nil, err
+				return st, err
 			}
 			c.close()
-			inits[i] = append(inits[i], c.startup)
-			lists[i] = append(lists[i], c.listed)
+			st.inits[i] = append(st.inits[i], c.startup)
+			st.lists[i] = append(st.lists[i], c.listed)
 			in, li, err := rawStartup(tmx.serverCmd(b.bin))
 			if err != nil {
-				return nil, err
+				return st, err
 			}
-			bareInits[i] = append(bareInits[i], in)
-			bareLists[i] = append(bareLists[i], li)
+			st.bareInits[i] = append(st.bareInits[i], in)
+			st.bareLists[i] = append(st.bareLists[i], li)
 		}
 	}
+	return st, nil
+}
+
+// compareCalls times n list_sessions calls of every build, in compareRounds slices that take
+// turns.
+func compareCalls(ctx context.Context, builds []build, tmx *benchTmux, n int) ([]samples, error) {
+	calls := make([]samples, len(builds))
 	clients := make([]*client, len(builds))
 	for i, b := range builds {
 		c, err := connect(ctx, b.bin, tmx)
@@ -85,6 +110,11 @@ func compareRows(ctx context.Context, builds []build, tmx *benchTmux, n int) ([]
 			calls[i] = append(calls[i], s...)
 		}
 	}
+	return calls, nil
+}
+
+// startupTable is the rows of compareRows, every build's beside the first's.
+func startupTable(builds []build, st startups, calls []samples) []row {
 	var rows []row
 	add := func(what string, all []samples) {
 		for i, b := range builds {
@@ -95,11 +125,11 @@ func compareRows(ctx context.Context, builds []build, tmx *benchTmux, n int) ([]
 			rows = append(rows, r)
 		}
 	}
-	add("tmux-mcp version (process start)", floors)
-	add("startup to initialize reply, go-sdk client", inits)
-	add("startup to tools/list reply, go-sdk client", lists)
-	add("startup to initialize reply, bare JSON-RPC client", bareInits)
-	add("startup to tools/list reply, bare JSON-RPC client", bareLists)
+	add("tmux-mcp version (process start)", st.floors)
+	add("startup to initialize reply, go-sdk client", st.inits)
+	add("startup to tools/list reply, go-sdk client", st.lists)
+	add("startup to initialize reply, bare JSON-RPC client", st.bareInits)
+	add("startup to tools/list reply, bare JSON-RPC client", st.bareLists)
 	add("list_sessions over stdio, go-sdk client", calls)
-	return rows, nil
+	return rows
 }

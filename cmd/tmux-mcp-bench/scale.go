@@ -50,42 +50,68 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 		return nil, err
 	}
 	defer cl.close()
-
-	// 1,000 panes: one per window, each a cat waiting on its terminal.
-	if err := tmx.fill(floor, manyPanes-1, func(int) string { return "cat" }); err != nil {
-		return nil, err
+	rows, raw, err := listPanesRows(ctx, bin, tmx, floor, cl)
+	if raw != nil {
+		defer raw.close()
 	}
-	lp, err := timeSamples(1, scaleSamples, func() error { _, err := cl.call(ctx, "list_panes", map[string]any{}); return err })
 	if err != nil {
 		return nil, err
 	}
-	lpFloor, err := timeSamples(1, scaleSamples, func() error {
-		return floor.do([]string{"list-panes", "-a", "-F", paneListFormat}, []string{"list-clients"})
-	})
-	if err != nil {
-		return nil, err
-	}
-	raw, err := startRaw(bin, tmx)
-	if err != nil {
-		return nil, err
-	}
-	defer raw.close()
-	lpBare, err := timeSamples(1, scaleSamples, func() error { return raw.callTool("list_panes") })
-	if err != nil {
-		return nil, err
-	}
-	rows := []row{{what: fmt.Sprintf("list_panes over %d panes, go-sdk client (n=%d)", manyPanes, scaleSamples), value: stat(lp),
-		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor)},
-		{what: fmt.Sprintf("list_panes over %d panes, bare JSON-RPC client (n=%d)", manyPanes, scaleSamples), value: stat(lpBare),
-			floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lpBare, lpFloor), target: "≤ 35 ms with every field (issue 15; spec ≤ 10 ms)", met: verdict(lpBare.pct(0.5), 35*time.Millisecond, lpFloor.pct(0.5), refListPanes)}}
 	screen, err := screenRows(bin, dir, tmx, floor, raw)
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, screen...)
+	ids, err := historyPanes(tmx, floor)
+	if err != nil {
+		return nil, err
+	}
+	search, err := searchRow(ctx, cl, floor, ids)
+	if err != nil {
+		return nil, err
+	}
+	history, err := historyRows(ctx, cl, raw, floor, ids[searchPanes/3])
+	if err != nil {
+		return nil, err
+	}
+	return append(append(rows, search), history...), nil
+}
 
-	// 200 panes × 2,000 lines: a fresh session, one window per pane, each printing its history
-	// and then waiting; one pane holds the needle.
+// listPanesRows fills tmx with 1,000 panes (one per window, each a cat waiting on its
+// terminal) and times list_panes over them by both clients; it returns the bare client, which
+// the later rows use too.
+func listPanesRows(ctx context.Context, bin string, tmx *benchTmux, floor *ctlFloor, cl *client) ([]row, *rawClient, error) {
+	if err := tmx.fill(floor, manyPanes-1, func(int) string { return "cat" }); err != nil {
+		return nil, nil, err
+	}
+	lp, err := timeSamples(1, scaleSamples, func() error { _, err := cl.call(ctx, "list_panes", map[string]any{}); return err })
+	if err != nil {
+		return nil, nil, err
+	}
+	lpFloor, err := timeSamples(1, scaleSamples, func() error {
+		return floor.do([]string{"list-panes", "-a", "-F", paneListFormat}, []string{"list-clients"})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := startRaw(bin, tmx)
+	if err != nil {
+		return nil, nil, err
+	}
+	lpBare, err := timeSamples(1, scaleSamples, func() error { return raw.callTool("list_panes") })
+	if err != nil {
+		return nil, raw, err
+	}
+	return []row{{what: fmt.Sprintf("list_panes over %d panes, go-sdk client (n=%d)", manyPanes, scaleSamples), value: stat(lp),
+		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor)},
+		{what: fmt.Sprintf("list_panes over %d panes, bare JSON-RPC client (n=%d)", manyPanes, scaleSamples), value: stat(lpBare),
+			floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lpBare, lpFloor), target: "≤ 35 ms with every field (issue 15; spec ≤ 10 ms)", met: verdict(lpBare.pct(0.5), 35*time.Millisecond, lpFloor.pct(0.5), refListPanes)}}, raw, nil
+}
+
+// historyPanes replaces tmx's panes with 200 panes × 2,000 lines: a fresh session, one window
+// per pane, each printing its history and then waiting; one pane holds the needle. It returns
+// their ids once their history is in.
+func historyPanes(tmx *benchTmux, floor *ctlFloor) ([]string, error) {
 	if _, err := tmx.tmux("kill-session", "-a", "-t", tmx.session); err != nil {
 		return nil, err
 	}
@@ -105,14 +131,15 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	if err := tmx.fill(floor, searchPanes-1, func(i int) string { return history(i + 1) }); err != nil {
 		return nil, err
 	}
-	ids, err := tmx.waitHistory(searchPanes, searchLines-100)
-	if err != nil {
-		return nil, err
-	}
+	return tmx.waitHistory(searchPanes, searchLines-100)
+}
+
+// searchRow times search_panes over the panes ids beside a capture of each over control mode.
+func searchRow(ctx context.Context, cl *client, floor *ctlFloor, ids []string) (row, error) {
 	args := map[string]any{"pattern": `NEEDLE \d+`, "regex": true, "match_case": true, "content_start": -searchLines}
 	sp, err := timeSamples(1, scaleSamples/2, func() error { _, err := cl.call(ctx, "search_panes", args); return err })
 	if err != nil {
-		return nil, err
+		return row{}, err
 	}
 	captures := make([][]string, len(ids))
 	for i, id := range ids {
@@ -120,14 +147,15 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	}
 	spFloor, err := timeSamples(1, scaleSamples/2, func() error { return floor.do(captures...) })
 	if err != nil {
-		return nil, err
+		return row{}, err
 	}
-	rows = append(rows, row{what: fmt.Sprintf("search_panes over %d panes × %d lines (n=%d)", searchPanes, searchLines, scaleSamples/2), value: stat(sp),
-		floor: "control-mode capture-pane of each " + stat(spFloor), ratio: ratio(sp, spFloor), target: "≤ 150 ms", met: yesNo(sp.pct(0.5) <= 150*time.Millisecond)})
+	return row{what: fmt.Sprintf("search_panes over %d panes × %d lines (n=%d)", searchPanes, searchLines, scaleSamples/2), value: stat(sp),
+		floor: "control-mode capture-pane of each " + stat(spFloor), ratio: ratio(sp, spFloor), target: "≤ 150 ms", met: yesNo(sp.pct(0.5) <= 150*time.Millisecond)}, nil
+}
 
-	// One pane's history on the 200-pane server, by both clients, each call in turn with the
-	// same capture-pane over control mode.
-	one := ids[searchPanes/3]
+// historyRows times capture_pane of pane one's history by both clients, each call in turn
+// with the same capture-pane over control mode.
+func historyRows(ctx context.Context, cl *client, raw *rawClient, floor *ctlFloor, one string) ([]row, error) {
 	capArgs := map[string]any{"pane_id": one, "start": -searchLines, "max_lines": nil}
 	tmuxHistory := func() error {
 		return floor.do([]string{"capture-pane", "-p", "-S", strconv.Itoa(-searchLines), "-t", one})
@@ -144,12 +172,12 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows,
+	return []row{
 		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, go-sdk client (n=%d)", searchLines, searchPanes, len(cp)), value: stat(cp),
 			floor: "control-mode capture-pane -S " + stat(cpFloor), ratio: ratio(cp, cpFloor)},
 		row{floor: "go-sdk server, the same result " + stat(sdk), ratio: ratio(cp, sdk)},
 		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, bare JSON-RPC client (n=%d)", searchLines, searchPanes, len(cpBare)), value: stat(cpBare),
-			floor: "control-mode capture-pane -S " + stat(cpFloor2), ratio: ratio(cpBare, cpFloor2), target: "≤ 1.5 ms (issue 15)", met: verdict(cpBare.pct(0.5), 1500*time.Microsecond, cpFloor2.pct(0.5), refHistory)}), nil
+			floor: "control-mode capture-pane -S " + stat(cpFloor2), ratio: ratio(cpBare, cpFloor2), target: "≤ 1.5 ms (issue 15)", met: verdict(cpBare.pct(0.5), 1500*time.Microsecond, cpFloor2.pct(0.5), refHistory)}}, nil
 }
 
 // sdkHistoryFloor times n calls of the go-sdk no-op server's history tool (see noopServerArg):

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// fakeEngine answers the runner's screen reads from a fixed screen and records what it was
+// asked to type, without tmux.
+type fakeEngine struct {
+	screen tmux.Screen
+	rows   []string
+	fail   bool
+	sent   []tmux.Op
+}
+
+func (f *fakeEngine) Do(ctx context.Context, op tmux.Op) error { return f.Batch(ctx, op) }
+
+func (f *fakeEngine) Batch(_ context.Context, ops ...tmux.Op) error {
+	if f.fail {
+		return errors.New("no server")
+	}
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *tmux.Screen:
+			pane := o.Pane
+			*o = f.screen
+			o.Pane = pane
+		case *tmux.Capture:
+			o.Lines = slices.Clone(f.rows)
+		default:
+			f.sent = append(f.sent, op)
+		}
+	}
+	return nil
+}
+
+func fakeRun(f *fakeEngine) *run {
+	return &run{eng: f, req: Request{pane: tmux.Pane{PaneID: "%1", PaneWidth: f.screen.Width}}}
+}
+
+// TestRedrawAtFake finds the typed line on a screen where the prompt did not start in column
+// 0, and says where the wrapper redraws the command, from the screen alone.
+func TestRedrawAtFake(t *testing.T) {
+	typed := " . /tmp/x/r1"
+	f := &fakeEngine{screen: tmux.Screen{Width: 20, Height: 4, CursorX: 7, CursorY: 2, HistorySize: 0, HistoryLimit: 2000},
+		rows: []string{"out", "no newline$ . /tmp/x", "/r1", ""}}
+	x := fakeRun(f)
+	r := x.redrawAt(context.Background(), typed)
+	if r == nil || r.Up != 2 || r.Col != 11 {
+		t.Fatalf("redraw %+v, want 2 rows up from column 11", r)
+	}
+	if x.left != "no newline$" {
+		t.Fatalf("left %q", x.left)
+	}
+	// A screen that cannot be read: nothing to redraw.
+	f.fail = true
+	if r := x.redrawAt(context.Background(), typed); r != nil {
+		t.Fatalf("redraw %+v of an unreadable screen", r)
+	}
+}
+
+// TestScreenFake reads the screen before typing, refuses a cursor off the rows, and text left
+// of the cursor.
+func TestScreenFake(t *testing.T) {
+	f := &fakeEngine{screen: tmux.Screen{Width: 10, CursorX: 2, CursorY: 1, HistorySize: 5, HistoryLimit: 9},
+		rows: []string{"a", "$ ls -l", ""}}
+	x := fakeRun(f)
+	b := x.screenBefore(context.Background())
+	if !b.ok || b.x != 2 || b.y != 1 || b.cols != 10 || b.hist != 5 || b.limit != 9 || b.left() != "$ " {
+		t.Fatalf("before %+v", b)
+	}
+	if got, ok := x.screenText(context.Background(), "ls", false); !ok || got != "a$" {
+		t.Fatalf("screenText %q %v", got, ok)
+	}
+	f.screen.CursorY = 3
+	if b := x.screenBefore(context.Background()); b.ok {
+		t.Fatalf("cursor off the rows read as %+v", b)
+	}
+}
+
+// TestKeysFake presses the keys then types the text, in one batch.
+func TestKeysFake(t *testing.T) {
+	f := &fakeEngine{}
+	x := fakeRun(f)
+	if err := x.keys(context.Background(), shellrun.ClearKeys(shellrun.Bash, false)[0], "echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.sent) != 2 {
+		t.Fatalf("sent %#v", f.sent)
+	}
+	k, ok := f.sent[0].(*tmux.SendKeys)
+	txt, ok2 := f.sent[1].(*tmux.SendText)
+	if !ok || !ok2 || k.Pane != "%1" || !slices.Equal(k.Keys, []string{"End", "A", "C-u"}) || txt.Text != "echo hi" {
+		t.Fatalf("sent %#v %#v", f.sent[0], f.sent[1])
+	}
+}
