@@ -146,10 +146,10 @@ func (s keysSend) interruptOnly() bool {
 	return true
 }
 
-// commands builds the tmux command list (sent as one line: one instant), the echo inputs and
-// a description of what is sent, e.g. `keys Escape + text ":q!" + keys Enter`.
-func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
-	var cmds [][]string
+// ops builds what is sent (one command list: one instant), the echo inputs and a
+// description of it, e.g. `keys Escape + text ":q!" + keys Enter`.
+func (s keysSend) ops(pane string) ([]tmux.Op, []echo.Input, string) {
+	var ops []tmux.Op
 	var typed []echo.Input
 	var desc []string
 	parts := s.plan.Parts
@@ -161,7 +161,7 @@ func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 				typed = append(typed, echo.Input{Key: parts[i].Key})
 			}
 			i--
-			cmds = append(cmds, append([]string{"send-keys", "-t", pane}, names...))
+			ops = append(ops, &tmux.SendKeys{Pane: pane, Keys: names})
 			desc = append(desc, "keys "+strings.Join(names, " "))
 			continue
 		}
@@ -169,22 +169,22 @@ func (s keysSend) commands(pane string) ([][]string, []echo.Input, string) {
 		if s.suppress && i == 0 {
 			text = " " + text
 		}
-		cmds = append(cmds, keys.Literal(pane, text)...)
+		ops = append(ops, &tmux.SendText{Pane: pane, Text: text})
 		typed = append(typed, echo.Input{Text: text})
 		desc = append(desc, fmt.Sprintf("text %q", truncate(text, 80)))
 	}
 	if s.enter {
-		cmds = append(cmds, []string{"send-keys", "-t", pane, "Enter"})
+		ops = append(ops, &tmux.SendKeys{Pane: pane, Keys: []string{"Enter"}})
 		typed = append(typed, echo.Input{Key: "Enter"})
 		desc = append(desc, "Enter")
 	}
-	return cmds, typed, strings.Join(desc, " + ")
+	return ops, typed, strings.Join(desc, " + ")
 }
 
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
-	cmds, typed, desc := s.commands(t.pane.PaneID)
+	ops, typed, desc := s.ops(t.pane.PaneID)
 	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, s.plan.Text(), func() error {
 		id, err := t.ts.Identity(ctx)
 		if err != nil {
@@ -192,8 +192,8 @@ func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (d
 		}
 		// Recorded before sending: the echo may come back before Exec returns.
 		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, typed, time.Now())
-		if len(cmds) > 0 {
-			_, err = t.ts.Exec(ctx, cmds...)
+		if len(ops) > 0 {
+			err = t.ts.Batch(ctx, ops...)
 		}
 		return err
 	})
@@ -388,7 +388,7 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 		if !pasted {
 			// Never leave the text behind in a buffer, also when the call failed or was cancelled.
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			ts.Exec(dctx, []string{"delete-buffer", "-b", name})
+			ts.Do(dctx, &tmux.DeleteBuffer{Buffer: name})
 			cancel()
 		}
 		c.srv.state.removeBuffer(ts, name)
@@ -403,12 +403,7 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 			return err
 		}
 		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, []echo.Input{{Text: in.Text}}, time.Now())
-		args := []string{"paste-buffer", "-b", name, "-d"}
-		if in.Bracket {
-			args = append(args, "-p")
-		}
-		args = append(args, "-t", t.pane.PaneID)
-		if _, err := ts.Exec(ctx, args); err != nil {
+		if err := ts.Do(ctx, &tmux.PasteBuffer{Buffer: name, Pane: t.pane.PaneID, Bracket: in.Bracket, Delete: true}); err != nil {
 			return err
 		}
 		pasted = true // -d deleted the buffer
@@ -455,7 +450,7 @@ func (c *Call) submit(ctx context.Context, t *target, cur string) (submitted, ch
 		return cp.Text()
 	}
 	before := screen()
-	if _, err := t.ts.Exec(ctx, []string{"send-keys", "-t", t.pane.PaneID, "Enter"}); err != nil {
+	if err := t.ts.Do(ctx, &tmux.SendKeys{Pane: t.pane.PaneID, Keys: []string{"Enter"}}); err != nil {
 		return false, false, err
 	}
 	st.QuietAfter(ctx, off, submitQuiet, submitLimit)

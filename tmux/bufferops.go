@@ -3,10 +3,10 @@ package tmux
 import "context"
 
 // PasteBuffer pastes a buffer into a pane; Bracket wraps it in bracketed-paste sequences when
-// the pane's program asked for them.
+// the pane's program asked for them; Delete deletes the buffer once pasted.
 type PasteBuffer struct {
-	Buffer, Pane string
-	Bracket      bool
+	Buffer, Pane    string
+	Bracket, Delete bool
 }
 
 func (o *PasteBuffer) commands() ([][]string, error) {
@@ -16,6 +16,9 @@ func (o *PasteBuffer) commands() ([][]string, error) {
 	args := []string{"paste-buffer", "-b", o.Buffer, "-t", o.Pane}
 	if o.Bracket {
 		args = append(args, "-p")
+	}
+	if o.Delete {
+		args = append(args, "-d")
 	}
 	return [][]string{args}, nil
 }

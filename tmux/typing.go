@@ -1,5 +1,7 @@
 package tmux
 
+import "github.com/tmux-mcp/tmux-mcp/tmux/keys"
+
 // SendKeys presses keys in a pane: each a tmux key name (Enter, C-c, Escape), pressed in
 // order. Run it with SendText in one Batch to type text after them with nothing in between.
 type SendKeys struct {
@@ -21,7 +23,9 @@ func (o *SendKeys) commands() ([][]string, error) {
 func (*SendKeys) read([][]string) error { return nil }
 func (*SendKeys) mutates() bool         { return true }
 
-// SendText types Text into a pane literally (send-keys -l): no key names, every byte as is.
+// SendText types Text into a pane literally (send-keys -l): no key names, every byte as is;
+// line feeds and carriage returns travel as the keys C-j and C-m (the same bytes), so the
+// command list stays one control-mode line.
 type SendText struct {
 	Pane string
 	Text string
@@ -31,7 +35,7 @@ func (o *SendText) commands() ([][]string, error) {
 	if !ValidPaneID(o.Pane) {
 		return nil, invalidPane(o.Pane)
 	}
-	return [][]string{{"send-keys", "-l", "-t", o.Pane, "--", o.Text}}, nil
+	return keys.Literal(o.Pane, o.Text), nil
 }
 
 func (*SendText) read([][]string) error { return nil }
