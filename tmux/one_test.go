@@ -213,7 +213,7 @@ func sameOf(t *testing.T, ts *tmux.Server, id string, what tmux.What, want *tmux
 // listing prints the path once, without a length) is listed all the same.
 func TestSnapshotSeparatorInPath(t *testing.T) {
 	tmx := testtmux.New(t)
-	dir := filepath.Join(tmx.Home, "a"+tmux.Sep+"b")
+	dir := filepath.Join(tmx.Home, "a\u241eb")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,11 @@ func (o *PaneRecord) read(out [][]string) error {
 	if len(out[0]) != 1 {
 		return fmt.Errorf("tmux printed %d lines for the record of pane %s", len(out[0]), o.Pane)
 	}
-	p, err := ParsePane(out[0][0])
+	r, err := parseRow(paneFields, out[0][0])
 	if err != nil {
 		return err
 	}
+	p := paneFromRow(r)
 	if ValidPaneID(o.Pane) && p.PaneID != o.Pane {
 		// display-message prints the client's own pane when the target does not exist.
 		return notFound("pane", o.Pane)
