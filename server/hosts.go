@@ -18,7 +18,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux/ssh"
 )
 
-// Hosts: tmux servers on other machines, reached over OpenSSH (issue 14). An operator names
+// Hosts: tmux servers on other machines, reached over OpenSSH. An operator names
 // them (LIBTMUX_MCP_HOSTS); every tool that takes socket_name then takes host too, by that
 // name, and results that name the socket name the host. A one-machine server advertises none
 // of it: the host arguments and result fields are left out of its schemas (hostOnly).
@@ -147,8 +147,8 @@ func (t *Tool) withHosts(names []string) *Tool {
 
 // hostInput is t's input schema with the host argument, described with desc added: the
 // generated schema's text with host put right after socket_name, or, for a tool added since
-// schemas_gen.go was generated, the schema reflected from its types. (Reflecting every tool's
-// types again cost 6 to 11 ms of each start with hosts; splicing, about 2 ms in all.)
+// schemas_gen.go was generated, the schema reflected from its types (splicing text is cheaper
+// than reflecting every tool's types again at each start; docs/performance.md).
 func (t *Tool) hostInput(desc string) (schema any, args []string, validator func() (*jsonschema.Resolved, error), ok bool) {
 	if t.seedIn || !slices.Contains(t.args, "socket_name") {
 		return nil, nil, nil, false

@@ -17,7 +17,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// Secrets the person types (issue 25): type_secret, and runs that ask by themselves when their
+// Secrets the person types: type_secret, and runs that ask by themselves when their
 // command waits for hidden input. The person types on a one-time page (secretpage.go) that the
 // client opens through URL-mode elicitation; the server types it into the pane. The secret is
 // never in a result, a notification, the audit log, a recording or an error: what is reported

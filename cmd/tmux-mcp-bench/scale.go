@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Sizes of the spec's rows at scale (spec/quality.md).
+// Sizes of the rows at scale (docs/performance.md, "Fast at any size").
 const (
 	manyPanes    = 1000 // list_panes over this many panes
 	searchPanes  = 200  // search_panes over this many panes...
@@ -27,8 +27,8 @@ const paneListFormat = "#{pane_id}␞#{pane_index}␞#{pane_width}␞#{pane_heig
 
 // scaleRows measures the rows at scale, each on a tmux server of its own and beside tmux's own
 // cost of the same read over a bare control-mode client: list_panes over 1,000 panes, a capture
-// of one pane's screen on a 1,000-pane server beside the same on a 1-pane server (issue 15: a
-// call costs what its target costs), and, on 200 panes × 2,000 lines of history, search_panes
+// of one pane's screen on a 1,000-pane server beside the same on a 1-pane server (a call
+// costs what its target costs, not what the server holds), and, on 200 panes × 2,000 lines of history, search_panes
 // and capture_pane of one pane's 2,000 lines.
 func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	dir = filepath.Join(dir, "scale")
@@ -105,7 +105,7 @@ func listPanesRows(ctx context.Context, bin string, tmx *benchTmux, floor *ctlFl
 	return []row{{what: fmt.Sprintf("list_panes over %d panes, go-sdk client (n=%d)", manyPanes, scaleSamples), value: stat(lp),
 		floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lp, lpFloor)},
 		{what: fmt.Sprintf("list_panes over %d panes, bare JSON-RPC client (n=%d)", manyPanes, scaleSamples), value: stat(lpBare),
-			floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lpBare, lpFloor), target: "≤ 35 ms with every field (issue 15; spec ≤ 10 ms)", met: verdict(lpBare.pct(0.5), 35*time.Millisecond, lpFloor.pct(0.5), refListPanes)}}, raw, nil
+			floor: "control-mode list-panes -a " + stat(lpFloor), ratio: ratio(lpBare, lpFloor), target: "≤ 35 ms with every field", met: verdict(lpBare.pct(0.5), 35*time.Millisecond, lpFloor.pct(0.5), refListPanes)}}, raw, nil
 }
 
 // historyPanes replaces tmx's panes with 200 panes × 2,000 lines: a fresh session, one window
@@ -177,7 +177,7 @@ func historyRows(ctx context.Context, cl *client, raw *rawClient, floor *ctlFloo
 			floor: "control-mode capture-pane -S " + stat(cpFloor), ratio: ratio(cp, cpFloor)},
 		row{floor: "go-sdk server, the same result " + stat(sdk), ratio: ratio(cp, sdk)},
 		row{what: fmt.Sprintf("capture_pane of one pane's %d lines, %d-pane server, bare JSON-RPC client (n=%d)", searchLines, searchPanes, len(cpBare)), value: stat(cpBare),
-			floor: "control-mode capture-pane -S " + stat(cpFloor2), ratio: ratio(cpBare, cpFloor2), target: "≤ 1.5 ms (issue 15)", met: verdict(cpBare.pct(0.5), 1500*time.Microsecond, cpFloor2.pct(0.5), refHistory)}}, nil
+			floor: "control-mode capture-pane -S " + stat(cpFloor2), ratio: ratio(cpBare, cpFloor2), target: "≤ 1.5 ms", met: verdict(cpBare.pct(0.5), 1500*time.Microsecond, cpFloor2.pct(0.5), refHistory)}}, nil
 }
 
 // sdkHistoryFloor times n calls of the go-sdk no-op server's history tool (see noopServerArg):
@@ -201,11 +201,11 @@ func sdkHistoryFloor(ctx context.Context, n int) (samples, error) {
 const turns = 200
 
 // screenRows times capture_pane of one pane's screen on big (a 1,000-pane server, reached by
-// bigCl) beside the same call on a 1-pane server of its own, with the bare client, as issue 15
-// measured it. The four reads take turns one by one (a call and tmux's own capture-pane over
+// bigCl) beside the same call on a 1-pane server of its own, with the bare client. The four reads take turns one by one (a call and tmux's own capture-pane over
 // control mode, on each server), so that a slow moment of either tmux server weighs on its
 // call and its floor alike; tmux-mcp's own share of a call is its time minus the floor read
-// right after it. The target (issue 15) is the 1-pane figure times 1.5.
+// right after it. The target is the 1-pane figure times 1.5: a
+// call on one pane costs what that pane costs, not what the server holds.
 func screenRows(bin, dir string, big *benchTmux, bigFloor *ctlFloor, bigCl *rawClient) ([]row, error) {
 	small, err := newTmux(filepath.Join(dir, "one"))
 	if err != nil {
@@ -238,11 +238,11 @@ func screenRows(bin, dir string, big *benchTmux, bigFloor *ctlFloor, bigCl *rawC
 	return []row{
 		{what: fmt.Sprintf("capture_pane of one pane's screen, %d-pane server, bare JSON-RPC client (n=%d)", manyPanes, len(onBig)), value: stat(onBig),
 			floor: "control-mode capture-pane " + stat(bigF), ratio: ratio(onBig, bigF),
-			target: fmt.Sprintf("≤ 1.5× the 1-pane server's = %s (issue 15)", ms(limit)), met: yesNo(onBig.pct(0.5) <= limit)},
+			target: fmt.Sprintf("≤ 1.5× the 1-pane server's = %s", ms(limit)), met: yesNo(onBig.pct(0.5) <= limit)},
 		{what: fmt.Sprintf("capture_pane of one pane's screen, 1-pane server, bare JSON-RPC client (n=%d)", len(onSmall)), value: stat(onSmall),
 			floor: "control-mode capture-pane " + stat(smallF), ratio: ratio(onSmall, smallF)},
 		// What tmux-mcp adds to tmux's own capture on each server: the part a client controls
-		// (tmux's round trip grows with its pane count, README "Fast at any size").
+		// (tmux's round trip grows with its pane count, docs/performance.md, "Fast at any size").
 		{what: fmt.Sprintf("  tmux-mcp's own share (call minus tmux's capture), %d-pane vs 1-pane server", manyPanes),
 			value: ms(bigShare) + " vs " + ms(smallShare), target: "≤ 1.5× the 1-pane server's share", met: yesNo(bigShare <= smallShare*3/2)},
 	}, nil
