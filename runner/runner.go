@@ -33,7 +33,7 @@ const (
 // Outcome says why a run returned.
 type Outcome string
 
-// Outcomes of engine.md §3.7.
+// Outcomes: each says whether the command may still run after Run returned.
 const (
 	Completed Outcome = "completed" // the end marker was seen: ExitStatus is set
 	TimedOut  Outcome = "timed_out" // the deadline passed with the pane alive; the command may still run
