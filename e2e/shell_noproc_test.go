@@ -16,20 +16,10 @@ var noProc = termstate.HideEnv + "=1"
 // where the shell has them the default fish (no config), the right prompt with vi key
 // bindings and the strict one (set -eu). The engine's own tests (runner TestEngineSetups) run
 // every set-up both ways; through the binary a representative part keeps CI within its time.
-//
-// dash runs its clean set-up, not rc: without a process table a shell without a line editor
-// is taken to be at its prompt once it printed nothing for a moment (runner/terminal.go,
-// settle), and rc's prompt, computed by command substitutions that fork, takes longer than
-// that on a loaded machine: the next line is typed before the prompt shows and its echo stays
-// on the screen (the run itself completes). Not fixed yet.
 func noProcSetups(shell string) []testtmux.Setup {
 	var out []testtmux.Setup
 	for _, su := range testtmux.Configs(shell) {
 		switch {
-		case shell == "dash":
-			if su.Config == "clean" {
-				out = append(out, su)
-			}
 		case su.Config == "rc", su.Config == "rprompt",
 			su.Config == "clean" && su.Fish,
 			su.Config == "strict" && (shell == "bash" || shell == "zsh"):

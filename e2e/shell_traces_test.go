@@ -131,14 +131,6 @@ func tracesCase(t *testing.T, sc *shellClient, su testtmux.Setup) {
 		}
 	})
 	t.Run("typed-line", func(t *testing.T) {
-		if sc.procHidden {
-			// Without a process table a line editor is taken to be at its prompt once its
-			// terminal is raw, which it may set before it has drawn a prompt that takes long
-			// (fish's two-line rc prompt on a loaded machine): the line is then shown beside
-			// the prompt's first line. Reported, not judged (not fixed yet).
-			checkTypedLines(&logOnly{t}, capture(sc.Tmx, p.ID), typed)
-			return
-		}
 		checkTypedLines(t, capture(sc.Tmx, p.ID), typed)
 	})
 	t.Run("title", func(t *testing.T) {
@@ -149,14 +141,6 @@ func tracesCase(t *testing.T, sc *shellClient, su testtmux.Setup) {
 	})
 	t.Run("pipe-log", func(t *testing.T) { checkPipeLog(t, sc.For(t), log) })
 	t.Run("history", func(t *testing.T) { checkHistory(t, sc.For(t), p.For(t)) })
-}
-
-// logOnly reports a check's failures in the test's log without failing it.
-type logOnly struct{ *testing.T }
-
-func (l *logOnly) Errorf(format string, args ...any) {
-	l.Helper()
-	l.Logf("not judged: "+format, args...)
 }
 
 // checkTypedLines: each one-line command appears on a prompt line, after the prompt's last

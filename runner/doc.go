@@ -1,6 +1,6 @@
 // Package runner runs a command in a tmux pane's interactive shell and reports its exit status
-// and only its own output (spec engine.md §3), driven by the pane's live output stream (never
-// by polling).
+// and only its own output (not the prompt, the typed line or other programs' output), driven
+// by the pane's live output stream (never by polling).
 //
 // It sits between the MCP layer (server) and the engine (tmux, tmux/stream, shellrun): it knows
 // nothing of MCP. A Runner owns a run whole (Run): the preflight (Check), the pane's

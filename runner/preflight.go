@@ -70,8 +70,8 @@ type Guard struct {
 	Busy func(paneID string) (holder string, busy bool)
 }
 
-// Check is the preflight of engine.md §3.1 on a snapshot holding panes and clients: the pane
-// exists and is alive, is not in a mode, is not watched by a terminal client, is not the
+// Check is a run's preflight, the conditions under which typing into a pane is safe, on a
+// snapshot holding panes and clients: the pane exists and is alive, is not in a mode, is not watched by a terminal client, is not the
 // caller's pane unless forced, and is not reserved (Guard.Busy). It returns the pane, or a
 // *Refusal. Whether a shell is at its prompt in it is Run's to find out (it waits for one that
 // is starting).

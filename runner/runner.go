@@ -33,7 +33,7 @@ const (
 // Outcome says why a run returned.
 type Outcome string
 
-// Outcomes of engine.md §3.7.
+// Outcomes: each says whether the command may still run after Run returned.
 const (
 	Completed Outcome = "completed" // the end marker was seen: ExitStatus is set
 	TimedOut  Outcome = "timed_out" // the deadline passed with the pane alive; the command may still run
@@ -50,7 +50,9 @@ type Request struct {
 	// the Runner knows which panes its runs hold).
 	Guard Guard
 	// Holder names the run while it holds the pane, in refusals of other input.
-	Holder  string
+	Holder string
+	// Command is what to run. Run trusts it: the caller checks it with ValidateCommand first,
+	// before it even looks for the pane, so a bad command is the first thing an agent hears.
 	Command string
 	// Timeout bounds the wait (already clamped by the caller); it must be > 0.
 	Timeout time.Duration
@@ -185,7 +187,7 @@ var (
 )
 
 // ValidateCommand refuses what no shell can be given: an empty or blank command, a NUL byte, a
-// command over MaxCommand bytes.
+// command over MaxCommand bytes. It is the one check of a command: Run's callers make it.
 func ValidateCommand(cmd string) error {
 	switch {
 	case len(cmd) > MaxCommand:
@@ -208,9 +210,6 @@ func ValidateCommand(cmd string) error {
 // prompt), a *NotRun when the shell did not run the line.
 func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Result, err error) {
 	began := time.Now()
-	if err := ValidateCommand(req.Command); err != nil {
-		return res, err
-	}
 	if req.MaxLines <= 0 {
 		req.MaxLines = DefaultMaxLines
 	}
@@ -311,7 +310,7 @@ func (x *run) attempt(ctx, wctx context.Context) (werr, err error) {
 func (x *run) retry() {
 	x.remove(x.path)
 	x.path += "b"
-	x.notRun, x.entered, x.removed, x.inlined, x.retried = nil, false, false, false, true
+	x.notRun, x.phase, x.retried = nil, typing, true
 	x.left = ""
 	x.suspect, x.procs = time.Time{}, nil
 }
@@ -382,9 +381,7 @@ type run struct {
 	gaps    int
 	ended   error // the stream's end reason
 	notRun  error // the shell did not run the line (see watchStart)
-	inlined bool  // the wrapper was typed inline (the shell could not read the file)
-	removed bool  // the script file was removed
-	entered bool  // Enter was sent
+	phase   phase
 	typedAt int64 // the stream offset before the line was typed
 	// left is what the screen showed left of the typed line on its row (its prompt) when
 	// redrawAt found the line, else "": see echoFrom.
@@ -404,6 +401,30 @@ type run struct {
 	pollInput   bool       // the call waits: look whether the command waits for input (inputStop)
 	lastOut     time.Time  // when the pane last printed, once the line was entered
 	lastRow     string     // the cursor's row left of the cursor, as screenText last read it
+}
+
+// phase is how far a run got; a run goes through them in order (retry starts it again).
+type phase uint8
+
+const (
+	typing  phase = iota // the line is being typed: Enter was not sent
+	entered              // Enter was sent
+	inlined              // the shell could not read the script: the wrapper was typed inline
+	started              // the wrapper started: its script file is removed, the typed echo elided
+)
+
+func (p phase) String() string {
+	switch p {
+	case typing:
+		return "typing"
+	case entered:
+		return "entered"
+	case inlined:
+		return "inlined"
+	case started:
+		return "started"
+	}
+	return "phase(" + strconv.Itoa(int(p)) + ")"
 }
 
 // launch types the line, writes the wrapper (with the redraw the echo of the line allows) and
@@ -454,7 +475,7 @@ func (x *run) launch(ctx context.Context) error {
 		x.unpersist(nil)
 		return err
 	}
-	x.entered = true
+	x.phase = entered
 	x.rec.mu.Lock()
 	x.rec.live = x
 	x.rec.mu.Unlock()
@@ -562,7 +583,7 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 		}
 		x.maybeInline(ctx)
 		wctx, cancel := ctx, context.CancelFunc(func() {})
-		unstarted := x.entered && !x.col.started && (x.shell != 0 || x.rawPrompt)
+		unstarted := x.phase >= entered && !x.col.started && (x.shell != 0 || x.rawPrompt)
 		switch {
 		case !x.suspect.IsZero():
 			// Look again once the grace has passed, even if nothing more is printed.
@@ -601,10 +622,10 @@ func (x *run) pump(ctx context.Context) bool {
 		if len(ch.Data) > 0 {
 			x.col.feed(ch.Data, ch.At)
 			fed, x.lastOut = true, time.Now()
-			if x.col.started && !x.removed {
+			if x.col.started && x.phase < started {
 				// The shell has the file open: it no longer needs its name. (On another
 				// host all the run's files go at its end, in one ssh session.)
-				x.removed = true
+				x.phase = started
 				if x.ts.Local() {
 					x.remove(x.path)
 				}
@@ -721,10 +742,10 @@ func firstLine(s string) string {
 // maybeInline types the whole wrapper once when the pane's shell failed to read the script
 // file (it runs elsewhere: another user, a container).
 func (x *run) maybeInline(ctx context.Context) {
-	if x.inlined || x.col.started || !shellrun.SourcingFailed(x.col.pre, x.path) {
+	if x.phase >= inlined || x.col.started || !shellrun.SourcingFailed(x.col.pre, x.path) {
 		return
 	}
-	x.inlined = true
+	x.phase = inlined
 	x.remove(x.path)
 	line, err := shellrun.Inline(x.sh, x.id, x.req.Command)
 	if err != nil {

@@ -14,8 +14,8 @@ type shaped struct {
 	omitted int64 // bytes withheld by the byte ceiling (and the per-line cap)
 }
 
-// shape cleans a run's body (engine.md §3.6): the text filter (markers of other runs are escape
-// sequences it drops), then the last maxLines lines within maxBytes (counting one LF between
+// shape turns a run's body into the text an agent reads: the text filter (what a screen shows,
+// not the escape sequences that drew it; markers of other runs are such sequences), then the last maxLines lines within maxBytes (counting one LF between
 // lines). A body ending in a line break ends with an empty line: blank lines at the end of the
 // output are kept. cutLines are lines already cut from the body's front.
 func shape(body []byte, cutLines, maxLines, maxBytes int) shaped {

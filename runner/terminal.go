@@ -22,6 +22,9 @@ var (
 	// settle is how long a shell without a line editor (dash), named by tmux and with its
 	// terminal in canonical mode, must stay so with nothing printed before a line is typed.
 	settle = 150 * time.Millisecond
+	// promptWait is how long a shell that looks ready (see awaitShellPortable) is given to
+	// draw its prompt with the pane quiet, when the cursor's row stays blank (an empty prompt).
+	promptWait = time.Second
 	// inputQuiet is how long a run's pane must print nothing before its command is taken
 	// for one waiting for input, and the call returns.
 	inputQuiet = time.Second
@@ -55,10 +58,14 @@ func (x *run) currentCommand(ctx context.Context) string {
 
 // awaitShellPortable is awaitShell without a process table: tmux names the foreground
 // program, and the terminal's mode says whether a line editor reads keys. A shell with a line
-// editor is at its prompt once its terminal is raw (before that it is still starting, or runs
+// editor is ready once its terminal is raw (before that it is still starting, or runs
 // something itself); a shell without one (dash) once it stayed so for settle with nothing
 // printed; a program that is not a shell and reads keys (vim, less) is refused at once, any
-// other (a launcher such as env or sh -c on its way to exec the shell) is waited for.
+// other (a launcher such as env or sh -c on its way to exec the shell) is waited for. A ready
+// shell is at its prompt once the prompt is drawn (promptDrawn): a line editor sets raw mode
+// before it computes its prompt, and dash looks settled while its prompt's command
+// substitutions run, both for longer on a loaded machine; a line typed before the prompt shows
+// in the wrong place, or its echo stays on the screen.
 func (x *run) awaitShellPortable(ctx context.Context) error {
 	p := x.req.pane
 	deadline := time.Now().Add(shellWait)
@@ -74,17 +81,16 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 			seen, since, off = state, time.Now(), x.f.Offset()
 		}
 		settled := time.Since(since) >= settle
+		late := time.Now().After(deadline) || ctx.Err() != nil
+		ready := isShell && (!known || m.Raw() || settled && !lineEditing[sh])
 		switch {
-		case isShell && (!known || m.Raw()):
-			x.sh, x.rawPrompt = sh, known
-			return nil
-		case isShell && settled && !lineEditing[sh]:
-			x.sh = sh
+		case ready && (late || time.Since(since) >= promptWait || x.promptDrawn(ctx)):
+			x.sh, x.rawPrompt = sh, known && m.Raw()
 			return nil
 		case !isShell && known && m.Raw() && settled:
 			return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmd}
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if late {
 			switch {
 			case !isShell:
 				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmd}
@@ -96,6 +102,18 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 		}
 		x.skip(ctx, deadline)
 	}
+}
+
+// promptDrawn reports whether the pane's cursor row shows text left of the cursor: a prompt.
+// After a run the cursor waits at the start of an empty row until the shell draws its prompt.
+// True when the screen cannot be read.
+func (x *run) promptDrawn(ctx context.Context) bool {
+	s, ok := x.screen(ctx)
+	if !ok {
+		return true
+	}
+	row := leftOfCursor(s.rows[s.CursorY:s.CursorY+1], s.CursorX, s.Width)
+	return strings.TrimSpace(row) != ""
 }
 
 // backAtPrompt reports, without a process table, whether the shell the line was typed into

@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // TestLeftOfCursor: the typed line is read left of the cursor, never from a right prompt drawn
@@ -45,5 +49,46 @@ func TestInputHint(t *testing.T) {
 		if got := inputHint(tc.program, tc.m); !strings.Contains(got, tc.want) {
 			t.Errorf("inputHint(%q, %+v) = %q, want it to say %q", tc.program, tc.m, got, tc.want)
 		}
+	}
+}
+
+// TestSlowPromptNoProc: without the process table, a shell whose prompt takes long to draw
+// (dash's command substitutions, fish's prompt function, on a loaded machine) gets its next
+// line only once the prompt is drawn: each command shows on a prompt line as typed, and the
+// framing's echo never stays on the screen.
+func TestSlowPromptNoProc(t *testing.T) {
+	testtmux.Require(t)
+	tmx := testtmux.New(t)
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	t.Cleanup(ts.Close)
+	for _, su := range []testtmux.Setup{
+		testtmux.Config("dash", "rc").With("slow-prompt", `PS1='$(sleep 0.4)slow ❯ '`),
+		testtmux.Config("fish", "rc").With("slow-prompt", `function fish_prompt; sleep 0.4; printf 'slow\n❯ '; end`),
+	} {
+		t.Run(su.Name(), func(t *testing.T) {
+			testtmux.RequireShell(t, su.Argv)
+			t.Parallel()
+			r := New()
+			r.table = termstate.Hide()
+			t.Cleanup(r.Close)
+			p := tmx.StartShell(t, su)
+			defer p.Kill()
+			cmds := []string{"echo one", "echo two", "echo three"}
+			for _, cmd := range cmds {
+				if res, err := engineRun(t, r, ts, p, cmd, 20*time.Second); err != nil || res.Outcome != Completed {
+					t.Fatalf("%q: %+v %v", cmd, res, err)
+				}
+			}
+			p.WaitPrompt()
+			screen := p.S.Tmux("capture-pane", "-p", "-S", "-", "-t", p.ID)
+			if strings.Contains(screen, "tmux-mcp-") {
+				t.Errorf("the framing's echo stays on the screen:\n%s", screen)
+			}
+			for _, cmd := range cmds {
+				if !regexp.MustCompile(`(?m)❯ ` + cmd + `\s*$`).MatchString(screen) {
+					t.Errorf("%q is not shown on a prompt line as typed:\n%s", cmd, screen)
+				}
+			}
+		})
 	}
 }

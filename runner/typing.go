@@ -487,7 +487,7 @@ func lastIndex(cells []rune, s string) int {
 // run ends with a *NotRun quoting what the shell printed. It needs /proc; without it,
 // startGrace frees the pane after a call that timed out.
 func (x *run) watchStart() {
-	if !x.entered || x.col.started || x.col.done || x.shell == 0 && !x.rawPrompt || x.notRun != nil || !x.idleUnstarted() {
+	if x.phase < entered || x.col.started || x.col.done || x.shell == 0 && !x.rawPrompt || x.notRun != nil || !x.idleUnstarted() {
 		x.suspect = time.Time{}
 		return
 	}
@@ -523,7 +523,7 @@ func (x *run) idleUnstarted() bool {
 	if x.shell == 0 {
 		// Without a process table: the line editor took the terminal back (see
 		// backAtPrompt), after a line break that only accepting the line prints.
-		return x.backAtPrompt() && (!shellrun.SourcingFailed(x.col.pre, x.path) || x.inlined)
+		return x.backAtPrompt() && (!shellrun.SourcingFailed(x.col.pre, x.path) || x.phase >= inlined)
 	}
 	t := x.r.table
 	if p, ok := t.Proc(x.shell); !ok || !p.WaitsInput() {
@@ -535,7 +535,7 @@ func (x *run) idleUnstarted() bool {
 	if kids, ok := t.Children(x.shell); !ok || len(kids) > 0 {
 		return false
 	}
-	return !shellrun.SourcingFailed(x.col.pre, x.path) || x.inlined // else maybeInline types the wrapper inline
+	return !shellrun.SourcingFailed(x.col.pre, x.path) || x.phase >= inlined // else maybeInline types the wrapper inline
 }
 
 // afterFirstLine returns what the shell printed after the first line break of out (the end of
