@@ -123,7 +123,7 @@ func TestRealTimeoutKeepsAlignment(t *testing.T) {
 	if _, err := c.Do(ctx, []string{"display-message", "-p", "late"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Do = %v, want deadline", err)
 	}
-	if d := time.Since(start); d > 300*time.Millisecond {
+	if d := time.Since(start); d > 3*time.Second { // not held until the server answers
 		t.Fatalf("timed-out Do returned after %v", d)
 	}
 	got, err := c.Do(ctxT(t), []string{"display-message", "-p", "next"})
