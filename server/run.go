@@ -79,7 +79,15 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// One read for the whole preflight: the pane and the clients (for "watched"), of that
 	// pane alone: the preflight is on the critical path of a run.
-	t, err := c.paneWith(ctx, a.target, a.sock, readClients, nil)
+	// The pane's run option (see Adopt below) is read in the same command list.
+	var opt *tmux.PaneOption
+	t, err := c.paneWith(ctx, a.target, a.sock, readClients, func(pane string) []tmux.Op {
+		if !tmux.ValidPaneID(pane) {
+			return nil // a window's active pane: Adopt reads the option itself
+		}
+		opt = runner.AdoptRead(pane)
+		return []tmux.Op{opt}
+	})
 	if err != nil {
 		return tmux.Pane{}, res, err
 	}
@@ -95,7 +103,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// A run an earlier server process started there and that still runs holds the pane: the
 	// run below is then refused as busy at once, naming wait_for_run.
-	if _, _, err := c.srv.state.runs.Adopt(ctx, ts, p); err != nil {
+	if _, _, err := c.srv.state.runs.AdoptFrom(ctx, ts, p, opt); err != nil {
 		return p, res, err
 	}
 	// withSecrets: a command waiting for hidden input asks the person (secret.go).
