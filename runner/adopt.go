@@ -71,6 +71,19 @@ func (x *run) outlives(res *Result) bool {
 // when there is none; endedUnseen names a run of an earlier process that ended while no server
 // watched (its exit status is lost; its name is removed from the pane).
 func (r *Runner) Adopt(ctx context.Context, ts *tmux.Server, p tmux.Pane) (rec *Record, endedUnseen string, err error) {
+	return r.AdoptFrom(ctx, ts, p, nil)
+}
+
+// AdoptRead returns the read Adopt makes of pane: a caller that reads the pane anyway runs it
+// in the same command list and passes it to AdoptFrom, which then asks tmux nothing more
+// unless a run is there to adopt.
+func AdoptRead(pane string) *tmux.PaneOption {
+	return &tmux.PaneOption{Pane: pane, Name: runOption}
+}
+
+// AdoptFrom is Adopt given opt, AdoptRead's op of pane p already run (in the command list
+// that read p). A nil opt, or one of another pane, is read now.
+func (r *Runner) AdoptFrom(ctx context.Context, ts *tmux.Server, p tmux.Pane, opt *tmux.PaneOption) (rec *Record, endedUnseen string, err error) {
 	ident, err := ts.Identity(ctx)
 	if err != nil {
 		return nil, "", err
@@ -79,8 +92,13 @@ func (r *Runner) Adopt(ctx context.Context, ts *tmux.Server, p tmux.Pane) (rec *
 	if rec := r.reg.current(k); rec != nil {
 		return rec, "", nil
 	}
-	opt := &tmux.PaneOption{Pane: p.PaneID, Name: runOption}
-	if err := ts.Do(ctx, opt); err != nil || opt.Value == "" {
+	if opt == nil || opt.Pane != p.PaneID {
+		opt = AdoptRead(p.PaneID)
+		if err := ts.Do(ctx, opt); err != nil {
+			return nil, "", nil
+		}
+	}
+	if opt.Value == "" {
 		return nil, "", nil
 	}
 	var ps persisted

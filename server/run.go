@@ -79,7 +79,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// One read for the whole preflight: the pane and the clients (for "watched"), of that
 	// pane alone: the preflight is on the critical path of a run.
-	t, err := c.paneWith(ctx, a.target, a.sock, readClients, nil)
+	t, opt, err := c.paneAndRunOption(ctx, a.target, a.sock, readClients)
 	if err != nil {
 		return tmux.Pane{}, res, err
 	}
@@ -95,7 +95,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	}
 	// A run an earlier server process started there and that still runs holds the pane: the
 	// run below is then refused as busy at once, naming wait_for_run.
-	if _, _, err := c.srv.state.runs.Adopt(ctx, ts, p); err != nil {
+	if _, _, err := c.srv.state.runs.AdoptFrom(ctx, ts, p, opt); err != nil {
 		return p, res, err
 	}
 	// withSecrets: a command waiting for hidden input asks the person (secret.go).
@@ -114,6 +114,20 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		return res, err
 	})
 	return p, res, refusal(a, err)
+}
+
+// paneAndRunOption resolves a pane target (see paneWith) and reads, in the same command list,
+// its run option for Adopt (runner.AdoptRead): no round trip of its own. opt is nil when the
+// target named no pane by id (AdoptFrom then reads it itself).
+func (c *Call) paneAndRunOption(ctx context.Context, target PaneTarget, sock *string, r reads) (t *target, opt *tmux.PaneOption, err error) {
+	t, err = c.paneWith(ctx, target, sock, r, func(pane string) []tmux.Op {
+		if !tmux.ValidPaneID(pane) {
+			return nil // a window's active pane
+		}
+		opt = runner.AdoptRead(pane)
+		return []tmux.Op{opt}
+	})
+	return t, opt, err
 }
 
 // runProgress sends notifications/progress about every second while a run waits, when the
@@ -436,7 +450,7 @@ func waitForRunTool() *Tool {
 }
 
 func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, error) {
-	t, err := c.pane(ctx, in.PaneTarget, in.SocketName)
+	t, opt, err := c.paneAndRunOption(ctx, in.PaneTarget, in.SocketName, 0)
 	if err != nil {
 		return waitForRunOut{}, err
 	}
@@ -448,7 +462,7 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
 	if rec == nil {
 		// A run an earlier server process started here (before a client restart).
-		adopted, unseen, err := c.srv.state.runs.Adopt(ctx, t.ts, t.pane)
+		adopted, unseen, err := c.srv.state.runs.AdoptFrom(ctx, t.ts, t.pane, opt)
 		if err != nil {
 			return waitForRunOut{}, err
 		}

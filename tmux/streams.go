@@ -37,16 +37,27 @@ func (s *Server) dialStream(ctx context.Context, sessionID string, opts control.
 	return c.conn, nil
 }
 
-// alivePanes lists the panes that exist and are not dead.
-func (s *Server) alivePanes(ctx context.Context) (map[string]bool, error) {
-	out, err := s.Query(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{pane_dead}"})
+// alivePanes says which of panes exist and are not dead. It lists those panes alone (a
+// filter in tmux) so that its reply, which a run waits behind on the command connection, does
+// not grow with the server's pane count.
+func (s *Server) alivePanes(ctx context.Context, panes []string) (map[string]bool, error) {
+	alive := make(map[string]bool, len(panes))
+	set := "|"
+	for _, p := range panes {
+		if ValidPaneID(p) { // a pane id holds no "|", "," or "}": safe in the format
+			set += p + "|"
+		}
+	}
+	if set == "|" {
+		return alive, nil
+	}
+	out, err := s.Query(ctx, []string{"list-panes", "-a", "-f", "#{m:*|#{pane_id}|*," + set + "}", "-F", "#{pane_id} #{pane_dead}"})
 	if err != nil {
 		if errors.Is(err, ErrServerNotRunning) {
 			return map[string]bool{}, nil
 		}
 		return nil, err
 	}
-	alive := make(map[string]bool, len(out[0]))
 	for _, l := range out[0] {
 		var id string
 		var dead int

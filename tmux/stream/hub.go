@@ -33,13 +33,16 @@ type HubOptions struct {
 	// it. ctx bounds only the attach: the connection must outlive it (do
 	// not tie the process to ctx). Required.
 	Dial func(ctx context.Context, sessionID string, opts control.Options) (*control.Conn, error)
-	// Alive lists the panes that exist and are not dead. The Hub calls it
-	// after topology notifications (coalesced: a burst costs one call, off
-	// the reader goroutine) to end the streams of panes that are gone, and
-	// once after a connection dies to tell a vanished server from a
-	// destroyed session. Nil disables both: streams then end only with
-	// their connection, as ErrServerGone.
-	Alive func(ctx context.Context) (map[string]bool, error)
+	// Alive says which of panes (the ones a connection streams) exist and
+	// are not dead; it may list others too. The Hub calls it when a pane is
+	// first watched and after topology notifications (coalesced: a burst
+	// costs one call, off the reader goroutine) to end the streams of panes
+	// that are gone, and once after a connection dies to tell a vanished
+	// server from a destroyed session. It is asked about the watched panes
+	// alone so that its cost does not grow with the server's pane count.
+	// Nil disables both: streams then end only with their connection, as
+	// ErrServerGone.
+	Alive func(ctx context.Context, panes []string) (map[string]bool, error)
 	// RingSize is each watched pane's ring capacity (DefaultRingSize when
 	// <= 0).
 	RingSize int

@@ -110,7 +110,7 @@ func (f *fixture) spawn(session string, opts control.Options, flags ...string) (
 // alive lists live panes over a command connection of its own, as the tmux
 // package does (a spawned tmux per call is too slow for the < 1 s targets on
 // a loaded machine).
-func (f *fixture) alive(ctx context.Context) (map[string]bool, error) {
+func (f *fixture) alive(ctx context.Context, _ []string) (map[string]bool, error) {
 	c, err := f.commandConn(ctx)
 	if err != nil {
 		return nil, err

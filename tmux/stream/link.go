@@ -219,15 +219,13 @@ func (l *link) checkAlive() {
 	if alive == nil {
 		return
 	}
-	l.mu.Lock()
-	idle := len(l.panes) == 0
-	l.mu.Unlock()
-	if idle {
+	g0 := l.hub.gen.Load()
+	ids := l.paneIDs()
+	if len(ids) == 0 {
 		return // nothing to judge: spare the call
 	}
-	g0 := l.hub.gen.Load()
 	ctx, cancel := context.WithTimeout(l.hub.ctx, aliveTimeout)
-	panes, err := alive(ctx)
+	panes, err := alive(ctx, ids)
 	cancel()
 	if err != nil {
 		return // a dead server shows up as the connection ending
@@ -248,6 +246,17 @@ func (l *link) checkAlive() {
 	if removed && len(l.panes) == 0 {
 		l.startLingerLocked()
 	}
+}
+
+// paneIDs lists the panes l streams.
+func (l *link) paneIDs() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ids := make([]string, 0, len(l.panes))
+	for id := range l.panes {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // endLocked flushes ps's held bytes into its ring and ends it.
@@ -271,7 +280,7 @@ func (l *link) died() {
 	var alive map[string]bool
 	if fn := l.hub.opts.Alive; fn != nil {
 		ctx, cancel := context.WithTimeout(l.hub.ctx, postMortemTimeout)
-		panes, err := fn(ctx)
+		panes, err := fn(ctx, l.paneIDs())
 		cancel()
 		if err == nil {
 			alive = panes
