@@ -520,7 +520,7 @@ func (x *run) background() {
 }
 
 // lostEndGrace is how long a run whose wrapper's processes ended waits for its end marker.
-var lostEndGrace = 3 * time.Second
+const lostEndGrace = 3 * time.Second
 
 // over reports whether the end marker came or the stream ended.
 func (x *run) over() bool {
@@ -557,7 +557,7 @@ func (x *run) abandon() {
 // startGrace bounds the wait for a start marker after the call returned, when /proc cannot
 // tell that the shell is back at its prompt without running the line (see watchStart): the
 // pane is given back after it. A variable for tests.
-var startGrace = 10 * time.Second
+const startGrace = 10 * time.Second
 
 // wait consumes the stream until the end marker, the stream's end or ctx's end.
 func (x *run) wait(ctx context.Context) error { return x.waitFor(ctx, nil) }

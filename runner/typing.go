@@ -512,7 +512,7 @@ func (x *run) watchStart() {
 const startCheck = 50 * time.Millisecond
 
 // notRunGrace is how long watchStart waits for a start marker still on its way.
-var notRunGrace = 200 * time.Millisecond
+const notRunGrace = 200 * time.Millisecond
 
 // idleUnstarted reports whether the shell printed something after the echo of the line and
 // now waits for input with no child: it is not running the wrapper.
