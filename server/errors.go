@@ -11,7 +11,7 @@ import (
 )
 
 // toolError is a failure shown to the client as "<what went wrong>\n\n<what to do instead>";
-// the packages that check input (tmux/keys, internal/filter, policy) return the same type.
+// the packages that check input (tmux/keys, internal/listfilter, policy) return the same type.
 type toolError = hint.Error
 
 // fail builds a tool error from a hint and a formatted message.

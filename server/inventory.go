@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/filter"
+	"github.com/tmux-mcp/tmux-mcp/internal/listfilter"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -148,12 +148,12 @@ func (s *Server) serverInfo(st tmux.ServerStatus, ts *tmux.Server) ServerInfo {
 
 // parseFilters reads a filters argument (an object, a JSON string of one, or null) against the
 // fields of model's JSON form.
-func parseFilters(arg any, model any) ([]filter.Filter, error) {
+func parseFilters(arg any, model any) ([]listfilter.Filter, error) {
 	m, err := objectArg("filters", arg, `{"session_name__startswith": "dev"}`)
 	if err != nil {
 		return nil, err
 	}
-	return filter.Parse(m, model)
+	return listfilter.Parse(m, model)
 }
 
 type listIn struct {
@@ -182,7 +182,7 @@ func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, er
 		}
 		return listSessionsOut{}, err
 	}
-	return listSessionsOut{Sessions: filter.Apply(fs, snap.Sessions)}, nil
+	return listSessionsOut{Sessions: listfilter.Apply(fs, snap.Sessions)}, nil
 }
 
 // ---- create_session
@@ -300,7 +300,7 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 	if windows == nil {
 		windows = []tmux.Window{}
 	}
-	return listWindowsOut{Windows: filter.Apply(fs, windows)}, nil
+	return listWindowsOut{Windows: listfilter.Apply(fs, windows)}, nil
 }
 
 // ---- get_session_info
@@ -473,7 +473,7 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 	if err != nil {
 		return listPanesOut{}, err
 	}
-	return listPanesOut{Panes: paneEntries(filter.Apply(fs, c.paneInfos(ctx, ts, snap, panes)), full)}, nil
+	return listPanesOut{Panes: paneEntries(listfilter.Apply(fs, c.paneInfos(ctx, ts, snap, panes)), full)}, nil
 }
 
 // Text is the panes as a table, one line a pane (the structured content holds the same as

@@ -18,7 +18,7 @@ const (
 	scaleSamples = 15
 )
 
-// paneListFormat is every field of a pane as the engine lists them (tmux/records.go), tmux's
+// paneListFormat is every field of a pane as the engine lists them (tmux/snapshot.go), tmux's
 // own cost of which is list_panes' floor.
 const paneListFormat = "#{pane_id}␞#{pane_index}␞#{pane_width}␞#{pane_height}␞#{pane_left}␞#{pane_top}␞#{pane_right}␞#{pane_bottom}" +
 	"␞#{pane_at_left}␞#{pane_at_right}␞#{pane_at_top}␞#{pane_at_bottom}␞#{n:pane_tty}␞#{pane_tty}␞#{pane_pid}␞#{n:pane_title}␞#{pane_title}" +

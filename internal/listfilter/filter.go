@@ -1,7 +1,7 @@
-// Package filter is the filters argument of the listing tools: conditions `field[__op]: value`
+// Package listfilter is the filters argument of the listing tools: conditions `field[__op]: value`
 // on the JSON fields of the records listed, as libtmux's QueryList takes them
 // (session_name__startswith, pane_current_command__in, window_name__iregex ...).
-package filter
+package listfilter
 
 import (
 	"encoding/json"
