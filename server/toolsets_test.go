@@ -20,7 +20,7 @@ func TestToolsetsCoverTheCatalogue(t *testing.T) {
 			held[set]++
 		}
 	}
-	for _, set := range policy.Toolsets {
+	for _, set := range policy.Toolsets() {
 		if held[set] == 0 {
 			t.Errorf("toolset %s holds no tool", set)
 		}

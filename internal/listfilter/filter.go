@@ -15,8 +15,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 )
 
-// Ops are the operators a filters key may end with (field__op); none means exact.
-var Ops = []string{"exact", "iexact", "contains", "icontains", "startswith", "istartswith", "endswith", "iendswith", "in", "nin", "regex", "iregex"}
+// ops are the operators a filters key may end with (field__op); none means exact.
+var ops = []string{"exact", "iexact", "contains", "icontains", "startswith", "istartswith", "endswith", "iendswith", "in", "nin", "regex", "iregex"}
 
 // Filter is one compiled `field[__op]: value` condition.
 type Filter struct {
@@ -40,8 +40,8 @@ func Parse(m map[string]any, model any) ([]Filter, error) {
 		if !slices.Contains(fields, field) {
 			return nil, hint.New("Valid fields: "+strings.Join(fields, ", ")+".", "filters: unknown field %q in %q", field, k)
 		}
-		if !slices.Contains(Ops, op) {
-			return nil, hint.New("Valid operators: "+strings.Join(Ops, ", ")+".", "filters: unknown operator %q in %q", op, k)
+		if !slices.Contains(ops, op) {
+			return nil, hint.New("Valid operators: "+strings.Join(ops, ", ")+".", "filters: unknown operator %q in %q", op, k)
 		}
 		f := Filter{field: field, op: op, value: scalar(m[k])}
 		if op == "regex" || op == "iregex" {

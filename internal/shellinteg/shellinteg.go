@@ -23,8 +23,8 @@ var zshEnv string
 //go:embed integration.fish
 var fishInit string
 
-// Shells are the shells an integration exists for.
-var Shells = []string{"bash", "zsh", "fish"}
+// shells are the shells an integration exists for.
+var shells = []string{"bash", "zsh", "fish"}
 
 // Files holds the integration's files in a private directory (mode 0700), made on first use.
 // The zero value is ready to use; Close removes the directory. A shell reads them only while
@@ -73,7 +73,7 @@ func (f *Files) ensure() (string, error) {
 // Family returns the shell a program path or name is (bash, zsh or fish), or "".
 func Family(program string) string {
 	base := filepath.Base(strings.TrimPrefix(program, "-"))
-	for _, s := range Shells {
+	for _, s := range shells {
 		if base == s {
 			return s
 		}

@@ -15,8 +15,11 @@ const (
 	Teardown = "teardown" // deleting tmux state
 )
 
-// Toolsets lists the toolsets in their documented order.
-var Toolsets = []string{Inspect, Manage, Execute, Teardown}
+// allToolsets lists the toolsets in their documented order.
+var allToolsets = []string{Inspect, Manage, Execute, Teardown}
+
+// Toolsets lists the toolsets in their documented order (a copy).
+func Toolsets() []string { return slices.Clone(allToolsets) }
 
 // ToolsetsOf is the toolsets of a tool of tier that declares declared: every read-only tool is
 // inspect's and every destructive one teardown's; a mutating tool is in the toolsets it
@@ -29,7 +32,7 @@ func ToolsetsOf(tier Tier, declared []string) []string {
 		return []string{Teardown}
 	}
 	var out []string
-	for _, set := range Toolsets {
+	for _, set := range allToolsets {
 		if slices.Contains(declared, set) {
 			out = append(out, set)
 		}
@@ -93,8 +96,8 @@ func (o Offer) CheckTools(known func(string) bool) error {
 // CheckSets validates the toolsets and the exclusions; known says whether a tool exists.
 func (o Offer) CheckSets(known func(string) bool) error {
 	for _, set := range o.Toolsets {
-		if !slices.Contains(Toolsets, set) {
-			return fmt.Errorf("LIBTMUX_TOOLSETS names %q, which is not a toolset: use a comma list of %s", set, strings.Join(Toolsets, ", "))
+		if !slices.Contains(allToolsets, set) {
+			return fmt.Errorf("LIBTMUX_TOOLSETS names %q, which is not a toolset: use a comma list of %s", set, strings.Join(allToolsets, ", "))
 		}
 	}
 	for _, name := range o.Exclude {
