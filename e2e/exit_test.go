@@ -18,12 +18,24 @@ import (
 // a pane that floods; by the time the process is gone, every control client it started has
 // ended, and tmux answers. A client left behind kept tmux from finishing kill-server and from
 // taking new clients ("server exited unexpectedly") until it was killed by hand.
+//
+// tmux 3.3a itself crashes now and then (SIGSEGV in control_write, the crash tmux/gate.go
+// describes) when control clients leave a flooding pane and others attach right after: a round
+// whose tmux server is gone is told apart from one whose server is alive and does not answer,
+// and the next round gets a server of its own.
 func TestExitMidFloodLeavesNoClient(t *testing.T) {
-	tmx := testtmux.New(t)
-	_, pane := tmx.NewSession("flood")
-	tmx.Tmux("respawn-pane", "-k", "-t", pane, "yes tmux-mcp-flood-line-0123456789")
+	var serverPID int
+	flood := func() (*testtmux.Server, string) {
+		tmx := testtmux.New(t)
+		_, pane := tmx.NewSession("flood")
+		serverPID, _ = strconv.Atoi(strings.TrimSpace(tmx.Tmux("display-message", "-p", "#{pid}")))
+		tmx.Tmux("respawn-pane", "-k", "-t", pane, "yes tmux-mcp-flood-line-0123456789")
+		return tmx, pane
+	}
+	tmx, pane := flood()
 	const rounds = 50
 	begin := time.Now()
+	crashes := 0
 	for i := range rounds {
 		how := exitHows[i%len(exitHows)]
 		pids := exitMidFlood(t, tmx, pane, how)
@@ -37,8 +49,14 @@ func TestExitMidFloodLeavesNoClient(t *testing.T) {
 		deadline := time.Now().Add(5 * time.Second)
 		for {
 			out, err := tmx.TryTmux("list-clients", "-F", "#{client_pid}")
+			if err != nil && serverGone(serverPID) && crashes < 3 {
+				crashes++
+				t.Logf("round %d (%s): the tmux server is gone (%v: %s), tmux 3.3a's own crash; a new one for the next rounds", i, how, err, out)
+				tmx, pane = flood()
+				break
+			}
 			if err != nil {
-				t.Fatalf("round %d (%s): tmux does not answer: %v", i, how, err)
+				t.Fatalf("round %d (%s): tmux does not answer: %v %s", i, how, err, out)
 			}
 			if strings.TrimSpace(out) == "" {
 				break
@@ -163,4 +181,10 @@ func clientProcs(t *testing.T, socket string) []int {
 		}
 	}
 	return pids
+}
+
+// serverGone says whether the tmux server process pid has ended (as opposed to a server that
+// runs and does not answer).
+func serverGone(pid int) bool {
+	return pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -105,6 +105,11 @@ func pendingRun(t *testing.T, sc *shellClient, su testtmux.Setup, pc pendingCase
 	case a.ok(0, "hi"):
 	case a.errText != "" && strings.Contains(a.errText, want):
 		t.Logf("refused, naming the pending text: %s", a.errText)
+	case a.errText != "" && strings.Contains(a.errText, "Nothing of the command ran"):
+		// A safe refusal: the line the shell showed was not the one typed (mksh's vi mode under
+		// load, whose escape timeout the set-up can only sleep out), nothing ran, and it says to
+		// look and run again; the checks below hold it to that.
+		t.Logf("refused, nothing ran: %s", a.errText)
 	default:
 		t.Errorf("with %q pending (cursor %s): %v; want output \"hi\", or an error naming the pending text", pending, pc.cursor, a)
 	}
