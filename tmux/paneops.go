@@ -18,8 +18,8 @@ type SelectPane struct {
 }
 
 func (o *SelectPane) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	flag, ok := map[string]string{"": "", "up": "-U", "down": "-D", "left": "-L", "right": "-R", "last": "-l"}[o.Direction]
 	if !ok {
@@ -170,15 +170,6 @@ func (o *PipePane) commands() ([][]string, error) {
 
 func (*PipePane) read([][]string) error { return nil }
 func (*PipePane) mutates() bool         { return true }
-
-func checkPanes(ids ...string) error {
-	for _, id := range ids {
-		if !ValidPaneID(id) {
-			return invalidPane(id)
-		}
-	}
-	return nil
-}
 
 // appendSize adds -x and -y for the sizes that are set.
 func appendSize(args []string, width, height *int) []string {

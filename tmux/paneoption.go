@@ -21,8 +21,8 @@ type PaneOption struct {
 const dollarProbe = "x$y"
 
 func (o *PaneOption) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	return [][]string{
 		{"show-options", "-p", "-q", "-v", "-t", o.Pane, o.Name},
@@ -67,8 +67,8 @@ type SetPaneOption struct {
 }
 
 func (o *SetPaneOption) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	return [][]string{{"set-option", "-p", "-t", o.Pane, o.Name, o.Value}}, nil
 }
@@ -82,8 +82,8 @@ type UnsetPaneOption struct {
 }
 
 func (o *UnsetPaneOption) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	return [][]string{{"set-option", "-p", "-u", "-t", o.Pane, o.Name}}, nil
 }

@@ -15,8 +15,8 @@ var panePathFields = []field{{name: "pane_id"}, {name: "pane_current_path", text
 var panePathFormat = format(panePathFields)
 
 func (o *PanePath) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	return [][]string{{"display-message", "-p", "-t", o.Pane, panePathFormat}}, nil
 }

@@ -116,6 +116,16 @@ func (o *Capture) Text() string { return strings.Join(o.Lines, "\n") }
 // window's active pane).
 func validPaneTarget(id string) bool { return ValidPaneID(id) || ValidWindowID(id) }
 
+// checkPanes refuses an op whose pane argument is no pane id (%N) before tmux sees it.
+func checkPanes(ids ...string) error {
+	for _, id := range ids {
+		if !ValidPaneID(id) {
+			return invalidPane(id)
+		}
+	}
+	return nil
+}
+
 func invalidPane(id string) error {
 	return fmt.Errorf("tmux: %q is not a pane id (%%N)", id)
 }

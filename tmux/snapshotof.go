@@ -167,7 +167,7 @@ func parseOf(target string, what What, out [][]string) (*Snapshot, error) {
 func ofExists(target string, what What, out [][]string) error {
 	first := func(i int, kind string) error {
 		if len(out[i]) != 1 || !strings.HasPrefix(out[i][0], target+sep) {
-			return &CommandError{Command: []string{"display-message"}, Message: "can't find " + kind + ": " + target}
+			return notFound(kind, target)
 		}
 		return nil
 	}

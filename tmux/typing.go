@@ -10,8 +10,8 @@ type SendKeys struct {
 }
 
 func (o *SendKeys) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	cmds := make([][]string, 0, len(o.Keys))
 	for _, k := range o.Keys {
@@ -32,8 +32,8 @@ type SendText struct {
 }
 
 func (o *SendText) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	return keys.Literal(o.Pane, o.Text), nil
 }
@@ -48,8 +48,8 @@ type SetTitle struct {
 }
 
 func (o *SetTitle) commands() ([][]string, error) {
-	if !ValidPaneID(o.Pane) {
-		return nil, invalidPane(o.Pane)
+	if err := checkPanes(o.Pane); err != nil {
+		return nil, err
 	}
 	return [][]string{{"select-pane", "-t", o.Pane, "-T", o.Title}}, nil
 }
