@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -154,7 +155,9 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			if shows(f.Partial(), line) {
 				return x.echoed(ctx, drawn, line)
 			}
-			fresh = true
+			// The screen can show the line only once the shell drew its last character: what
+			// comes before (the echo of the clearing keys) is waited past, not looked at.
+			fresh = fresh || bytes.IndexByte(drawn, lastChar(line)) >= 0
 			continue
 		}
 		if err != nil {
@@ -167,6 +170,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		if fresh || time.Since(looked) >= recheck || time.Now().After(deadline) {
 			fresh, looked = false, time.Now()
 			if x.screenShows(ctx, line) {
+				x.echoScreen = x.lastScreen
 				return x.echoed(ctx, drawn, line)
 			}
 		}
@@ -185,6 +189,14 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		x.f.Wait(wctx)
 		cancel()
 	}
+}
+
+// lastChar is the last character of line that a shell draws (not a blank).
+func lastChar(line string) byte {
+	if t := strings.TrimRight(line, " "); t != "" {
+		return t[len(t)-1]
+	}
+	return ' '
 }
 
 // maxDrawn bounds what typeLine keeps of the echo: a typed line and a few redraws of it.
@@ -323,6 +335,7 @@ func (x *run) screenText(ctx context.Context, line string, since bool) (string, 
 	if !ok {
 		return "", false
 	}
+	x.lastScreen = &s
 	cx, cy, cols := s.CursorX, s.CursorY, s.Width
 	from := max(0, cy-len(line)/cols-1)
 	if row, ok := x.before.start(s.rows, s.HistorySize); since && ok && row <= cy {
@@ -399,8 +412,11 @@ func (x *run) send(ctx context.Context, ops ...tmux.Op) error {
 // cursor arithmetic says (readline assumes its prompt starts in column 0, which it does not
 // after output without a final newline; fish redraws a multi-row prompt).
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
-	s, ok := x.screen(ctx)
-	if !ok {
+	// The screen that showed the line as typed, when typeLine read one, is the one to look at.
+	s, ok := shown{}, x.echoScreen != nil
+	if ok {
+		s = *x.echoScreen
+	} else if s, ok = x.screen(ctx); !ok {
 		return nil
 	}
 	cx, cy, cols := s.CursorX, s.CursorY, s.Width
