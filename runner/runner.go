@@ -840,12 +840,12 @@ func (x *run) waitingForInput(res *Result) {
 	}
 }
 
-// finish gives everything back: the stream, the script file and the bash wrapper's scratch
-// files, and the pane's reservation; res (nil when nothing ran) becomes the record's result.
+// finish gives everything back: the stream, the script file and the pane's reservation; res
+// (nil when nothing ran) becomes the record's result.
 func (x *run) finish(res *Result) {
 	x.unpersist(res) // adopt.go
 	x.f.Watch().Release()
-	x.remove(x.path, x.path+".h", x.path+".rt")
+	x.remove(x.path)
 	x.r.reg.end(x.rec, res)
 }
 

@@ -30,7 +30,7 @@ type posixFrame struct {
 	redraw  string // printf format that redraws the typed line, or ""
 	inline  bool   // typed as one line: no file, so no history fix and no return
 	history bool   // record the command in the shell's history
-	scratch string // bash: path prefix for the wrapper's scratch files (Script only)
+	path    string // bash: the script's path, written over by bashReadBack (Script only)
 	typed   string // the typed line (bash: its history entry is removed)
 }
 
@@ -101,18 +101,33 @@ func (f posixFrame) saveOpts() []string {
 	if f.d.bash && !f.inline {
 		// Sourcing leaves POSIX mode on; a RETURN trap turns it off after the final return
 		// (which leaves $? at the command's status), and restores a RETURN trap of the user's.
-		rt := posixQuote(f.scratch + ".rt")
-		s = append(s,
-			bashGuard+" || { "+f.d.sp("trap")+" -p RETURN >| "+rt+"; IFS= \\builtin read -r -d '' __tmx_t < "+rt+"; } 2>/dev/null",
+		s = append(s, f.bashReadBack(),
 			f.d.sp("trap")+" "+posixQuote("{ "+f.d.sp("trap")+" - RETURN; "+f.d.sp("eval")+` "${__tmx_t-}"; `+
 				f.posixOff("__tmx_t")+"; } 2>/dev/null")+" RETURN")
 	}
 	return s
 }
 
-// bashGuard (bash) succeeds when builtin is a function: at top level the wrapper cannot remove
-// it, so what needs it there (the history fix, keeping a RETURN trap of the user's) is skipped.
-const bashGuard = `\declare -F builtin >/dev/null 2>&1`
+// bashReadBack (bash, Script) keeps the user's RETURN trap in $__tmx_t and deletes the last
+// history entry when it is the typed line, whatever HISTCONTROL says (then, with history,
+// records the command). It is skipped when builtin is a function: at top level the wrapper
+// cannot remove it. bash can only capture output without a fork through a file: both outputs
+// go in one write over the script file itself, which bash read whole before running it (no
+// file of the wrapper's own to create and remove), and are read back from it. A NUL ends the
+// trap text (which may span lines) and a line break the history line, so that no read
+// reaches the script's own text; nothing is read back unless the NUL was written.
+func (f posixFrame) bashReadBack() string {
+	p := posixQuote(f.path)
+	add := ""
+	if f.history {
+		add = `\builtin history -s -- ` + posixQuote(f.cmd) + "; "
+	}
+	return `{ \declare -F builtin || { { ` + f.d.sp("trap") + ` -p RETURN; \builtin \printf '\0' && ` +
+		`{ HISTTIMEFORMAT= \builtin history 1; \builtin \printf '\n'; }; } 1<> ` + p +
+		` && { IFS= \builtin read -r -d '' __tmx_t; IFS=' ' \builtin read -r __tmx_n __tmx_h; } < ` + p +
+		`; case ${__tmx_h-} in ` + posixQuote(strings.TrimLeft(f.typed, " ")) + `) \builtin history -d "$__tmx_n";; esac; ` +
+		add + `\unset __tmx_n __tmx_h; }; } >/dev/null 2>&1`
+}
 
 // posixOff (bash) unsets vars and, unless the shell was in POSIX mode before the typed line,
 // POSIXLY_CORRECT: the last statement that relies on POSIX mode.
@@ -121,25 +136,15 @@ func (f posixFrame) posixOff(vars string) string {
 	return "case :$" + varPosix + ": in *:posix:*) " + u + ";; *) " + u + " POSIXLY_CORRECT;; esac"
 }
 
-// historyFix keeps the typed line out of the shell's history (bash: it deletes the entry when
-// the last one is the typed line, whatever HISTCONTROL says) and, with history, records the
-// command itself as if it had been typed.
+// historyFix keeps the typed line out of the shell's history (bash: see bashReadBack) and, with
+// history, records the command itself as if it had been typed.
 func (f posixFrame) historyFix() []string {
 	q := posixQuote(f.cmd)
 	switch {
 	case f.inline:
 		return nil
 	case f.d.bash:
-		h := posixQuote(f.scratch + ".h")
-		add := ""
-		if f.history {
-			add = `\builtin history -s -- ` + q + "; "
-		}
-		// Skipped when builtin is a function: at top level it cannot be removed.
-		return []string{bashGuard + ` || { HISTTIMEFORMAT= \builtin history 1 >| ` + h +
-			`; IFS=' ' \builtin read -r __tmx_n __tmx_h < ` + h + `; case $__tmx_h in ` +
-			posixQuote(strings.TrimLeft(f.typed, " ")) + `) \builtin history -d "$__tmx_n";; esac; ` + add +
-			`\unset __tmx_n __tmx_h; } 2>/dev/null`}
+		return nil // in bashReadBack
 	case f.d.zsh && !f.history:
 		return []string{zshHistHook}
 	case !f.history:

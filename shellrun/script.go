@@ -36,8 +36,7 @@ type Options struct {
 // Script returns the wrapper script for command, to be written to scriptPath (mode 0600, in
 // a directory of mode 0700) and run by typing Line(sh, scriptPath) and Enter. The script does
 // not remove its file: the caller removes it once the start marker shows the shell has it
-// open, and removes the scratch files scriptPath+".*" the bash wrapper writes once the run
-// ended.
+// open. The bash wrapper writes over its file before that, once bash has read it.
 //
 // scriptPath must be absolute (a relative name would make "." search PATH), must not contain
 // control characters, and must not contain the run id.
@@ -54,7 +53,7 @@ func Script(sh Shell, id, command, scriptPath string, o Options) (string, error)
 		return render(fishFrame(id, redraw, fishQuote(fishChild(cmd)), true), false), nil
 	}
 	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, redraw: redraw, history: o.History,
-		scratch: scriptPath, typed: Line(sh, scriptPath)}
+		path: scriptPath, typed: Line(sh, scriptPath)}
 	f.nested = !f.d.single || needsNested(cmd)
 	return render(f.statements(), false), nil
 }
