@@ -172,10 +172,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := c.w.writeResponse(r); err != nil {
-		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
-	}
-	return nil
+	return c.w.writeResponse(r)
 }
 
 // copyResult is the size of result up to which writeResponse copies it beside its envelope
@@ -190,12 +187,15 @@ const copyResult = 16 << 10
 // envelope is written around it instead (BenchmarkEncodeResponse; the figures are in
 // docs/performance.md).
 func (l *lineWriter) writeResponse(r *jsonrpc.Response) error {
-	small := len(r.Result) <= copyResult
-	head, err := envelope(r, len(r.Result))
-	if err != nil {
-		return err
+	room := 0
+	if len(r.Result) <= copyResult {
+		room = len(r.Result) + 2 // and "}\n"
 	}
-	if small {
+	head, err := envelope(r, room)
+	if err != nil {
+		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
+	}
+	if room > 0 {
 		return l.writeLine(append(append(head, r.Result...), '}'))
 	}
 	l.mu.Lock()
@@ -209,18 +209,15 @@ func (l *lineWriter) writeResponse(r *jsonrpc.Response) error {
 }
 
 // envelope is what jsonrpc.EncodeMessage writes of a response before its result, with room
-// for a result of up to copyResult bytes after it.
-func envelope(r *jsonrpc.Response, result int) ([]byte, error) {
-	if result > copyResult {
-		result = 0
-	}
+// bytes to spare after it.
+func envelope(r *jsonrpc.Response, room int) ([]byte, error) {
 	var id bytes.Buffer
 	enc := json.NewEncoder(&id) // as EncodeMessage: no HTML escaping
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r.ID.Raw()); err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, id.Len()+64+result) // room for the end and writeLine's newline
+	b := make([]byte, 0, id.Len()+32+room)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, bytes.TrimSuffix(id.Bytes(), []byte("\n"))...)
 	return append(b, `,"result":`...), nil
