@@ -208,6 +208,34 @@ func BenchmarkEncodeListPanes1000(b *testing.B) {
 	})
 }
 
+// BenchmarkEncodeCapture2000 encodes capture_pane's result for 2,000 lines of history (44 KB of
+// text, a result of 100 KB) as a call's result (result: its text, the JSON of the value), and
+// that result as the go-sdk's JSON-RPC layer marshals it (wire). The JSON-RPC envelope around
+// it is internal/wire's BenchmarkEncodeResponse; reading tmux's reply, tmux/control's
+// BenchmarkReplyCapture2000.
+func BenchmarkEncodeCapture2000(b *testing.B) {
+	c := &Call{Tool: &Tool{Name: "capture_pane"}}
+	lines := make([]string, 2000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d of the history", i+1)
+	}
+	out := CaptureOut{PaneID: "%67", Content: strings.Join(lines, "\n")}
+	b.Run("result", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c.result(out, nil)
+		}
+	})
+	b.Run("wire", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sdkMarshal(asWire(c.result(out, nil))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // sdkMarshal is how the go-sdk's JSON-RPC layer marshals a message (no HTML escaping).
 func sdkMarshal(v any) ([]byte, error) {
 	var buf bytes.Buffer

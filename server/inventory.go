@@ -481,8 +481,8 @@ func listPanes(ctx context.Context, c *Call, in *listPanesIn) (listPanesOut, err
 // full the text is the JSON, as for other tools.
 func (o listPanesOut) Text() string {
 	if len(o.Panes) > 0 && o.Panes[0].Detail != nil {
-		b, _ := marshalText(o)
-		return string(b)
+		text, _ := marshalText(o)
+		return text
 	}
 	var b strings.Builder
 	b.WriteString("pane\tsession:window.pane\tcommand\tpath\ttitle\tflags\n")

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -414,11 +413,10 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 		// Its JSON is written once, as structured content, by the JSON-RPC layer.
 		text = tx.Text()
 	} else {
-		b, err := marshalText(out)
-		if err != nil {
+		var err error
+		if text, err = marshalText(out); err != nil {
 			return errorResult(c.Tool.Name, fmt.Errorf("encoding the result: %w", err))
 		}
-		text = string(b)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: text}}
 	if cr, ok := out.(contenter); ok {
@@ -472,12 +470,14 @@ func seeded(sp spec) spec {
 
 // marshalText is json.Marshal without HTML escaping, for the text half of a result: a model
 // reads `2>&1` and `>>> ` there, not `2\u003e\u00261` (the same JSON string, more tokens).
-func marshalText(v any) ([]byte, error) {
-	var b bytes.Buffer
+// The encoder writes its JSON in one Write, which a strings.Builder takes in one allocation
+// and hands on without copying it again.
+func marshalText(v any) (string, error) {
+	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return "", err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }

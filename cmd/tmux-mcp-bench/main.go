@@ -364,6 +364,15 @@ func scaleStep(b *bench) ([]row, error) {
 	return scaleRows(b.ctx, b.cfg.bin, b.dir)
 }
 
+// historyStep is the scale group's capture_pane of 2,000 lines alone (not run by default:
+// scale has it).
+func historyStep(b *bench) ([]row, error) {
+	if !slices.Contains(b.cfg.only, "history") {
+		return nil, nil
+	}
+	return historyOnlyRows(b.ctx, b.cfg.bin, b.dir)
+}
+
 // steps are the groups of rows, in the order they run, by the names -only takes.
 var steps = []struct {
 	name string
@@ -371,7 +380,7 @@ var steps = []struct {
 }{
 	{"startup", startupRows}, {"cheap", cheapReadRows}, {"run", runRows}, {"wait", waitRows},
 	{"screenshot", screenshotStep}, {"idle", idleRows}, {"remote", remoteStep}, {"rss", rssRows},
-	{"memory", memoryStep}, {"scale", scaleStep},
+	{"memory", memoryStep}, {"scale", scaleStep}, {"history", historyStep},
 }
 
 func stepNames() []string {

@@ -28,7 +28,7 @@ import (
 // the SDK reads, decodes and dispatches everything it is given, as over its own transport.
 //
 // One thing it writes itself: a response's envelope around the result the SDK already encoded
-// (encode), which spares a 2.4 MB response a second scan of 50-150 ms (docs/performance.md).
+// (writeResponse), which spares a 2.4 MB response a second scan of 50-150 ms (docs/performance.md).
 type Transport struct {
 	Reader io.Reader
 	Writer io.Writer
@@ -55,7 +55,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // lineWriter writes whole lines, one at a time: the SDK's messages (each one Write), the
-// filter's error replies and encode's responses. Closing it leaves the writer open: it is the
+// filter's error replies and writeResponse's responses. Closing it leaves the writer open: it is the
 // caller's.
 type lineWriter struct {
 	mu sync.Mutex
@@ -156,14 +156,14 @@ func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
 	}
 }
 
-// conn is the SDK's connection but for the writing of responses (encode).
+// conn is the SDK's connection but for the writing of responses (writeResponse).
 type conn struct {
 	mcp.Connection
 	w *lineWriter
 }
 
-// Write implements mcp.Connection: a response with a result is written by encode, anything
-// else by the SDK.
+// Write implements mcp.Connection: a response with a result is written by writeResponse,
+// anything else by the SDK.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	r, ok := msg.(*jsonrpc.Response)
 	if !ok || r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() {
@@ -172,33 +172,53 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := encode(r)
+	return c.w.writeResponse(r)
+}
+
+// copyResult is the size of result up to which writeResponse copies it beside its envelope
+// and writes the line in one Write; a larger one is written where it lies, in a Write of its
+// own between the envelope's two ends.
+const copyResult = 16 << 10
+
+// writeResponse writes r as jsonrpc.EncodeMessage does, byte for byte, and a newline; its result
+// is neither encoded twice nor, when large, copied. The go-sdk marshals a result into the
+// response (compact JSON, without HTML escaping), and EncodeMessage then marshals the response
+// around it, which scans the result again (encoding/json compacts a json.RawMessage); here the
+// envelope is written around it instead (BenchmarkEncodeResponse; the figures are in
+// docs/performance.md).
+func (l *lineWriter) writeResponse(r *jsonrpc.Response) error {
+	room := 0
+	if len(r.Result) <= copyResult {
+		room = len(r.Result) + 2 // and "}\n"
+	}
+	head, err := envelope(r, room)
 	if err != nil {
 		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
 	}
-	return c.w.writeLine(b)
+	if room > 0 {
+		return l.writeLine(append(append(head, r.Result...), '}'))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, b := range [][]byte{head, r.Result, []byte("}\n")} {
+		if _, err := l.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// encode is jsonrpc.EncodeMessage, byte for byte, but a response's result is not encoded twice.
-// The go-sdk marshals a result into the response (compact JSON, without HTML escaping), and
-// EncodeMessage then marshals the response around it, which scans the result again
-// (encoding/json compacts a json.RawMessage); here the envelope is written around it instead
-// (BenchmarkEncodeResponse; the figures are in docs/performance.md).
-func encode(msg jsonrpc.Message) ([]byte, error) {
-	r, ok := msg.(*jsonrpc.Response)
-	if !ok || r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() {
-		return jsonrpc.EncodeMessage(msg)
-	}
+// envelope is what jsonrpc.EncodeMessage writes of a response before its result, with room
+// bytes to spare after it.
+func envelope(r *jsonrpc.Response, room int) ([]byte, error) {
 	var id bytes.Buffer
 	enc := json.NewEncoder(&id) // as EncodeMessage: no HTML escaping
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r.ID.Raw()); err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(r.Result)+id.Len()+64) // room for writeLine's newline
+	b := make([]byte, 0, id.Len()+32+room)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, bytes.TrimSuffix(id.Bytes(), []byte("\n"))...)
-	b = append(b, `,"result":`...)
-	b = append(b, r.Result...)
-	return append(b, '}'), nil
+	return append(b, `,"result":`...), nil
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -173,7 +174,8 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
-// TestEncodeAsSDK: encode writes what jsonrpc.EncodeMessage writes, byte for byte.
+// TestEncodeAsSDK: writeResponse writes what jsonrpc.EncodeMessage writes, byte for byte, and
+// a newline, a small result copied beside its envelope and a large one not.
 func TestEncodeAsSDK(t *testing.T) {
 	result := func(v any) json.RawMessage {
 		var b strings.Builder
@@ -186,32 +188,31 @@ func TestEncodeAsSDK(t *testing.T) {
 	}
 	str, _ := jsonrpc.MakeID("a<b>&\u2028\"c")
 	num, _ := jsonrpc.MakeID(float64(42))
-	req, _ := jsonrpc.MakeID(float64(7))
-	msgs := []jsonrpc.Message{
-		&jsonrpc.Response{ID: num, Result: result(map[string]any{"content": []any{map[string]any{"type": "text", "text": "<&>\u2028 \"q\" \\ \n"}}})},
-		&jsonrpc.Response{ID: str, Result: result([]int{1, 2})},
-		&jsonrpc.Response{ID: num, Error: errors.New("boom")},
-		&jsonrpc.Request{ID: req, Method: "ping", Params: result(map[string]string{"a": "<b>"})},
-		&jsonrpc.Request{Method: "notifications/progress", Params: result(map[string]int{"p": 1})},
+	long := strings.Repeat("line <1> of \"the\" history\n", 2000)
+	msgs := []*jsonrpc.Response{
+		{ID: num, Result: result(map[string]any{"content": []any{map[string]any{"type": "text", "text": "<&>\u2028 \"q\" \\ \n"}}})},
+		{ID: str, Result: result([]int{1, 2})},
+		{ID: str, Result: result(map[string]any{"content": []any{map[string]any{"type": "text", "text": long}}, "structuredContent": map[string]string{"content": long}})},
+		{ID: num, Result: result(strings.Repeat("x", copyResult-2))}, // copyResult bytes with its quotes
 	}
 	for _, m := range msgs {
 		want, err := jsonrpc.EncodeMessage(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := encode(m)
-		if err != nil {
+		var got bytes.Buffer
+		if err := (&lineWriter{w: &got}).writeResponse(m); err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != string(want) {
-			t.Errorf("encode(%T)\n got %s\nwant %s", m, got, want)
+		if got.String() != string(want)+"\n" {
+			t.Errorf("writeResponse(%.80s)\n got %.300s\nwant %.300s", m.Result, got.String(), want)
 		}
 	}
 }
 
 // BenchmarkEncodeResponse writes a response with a result of 2.4 MB (list_panes over 1,000
 // panes: its JSON twice, as structured content and as text) as jsonrpc.EncodeMessage does and
-// as encode does.
+// as writeResponse does.
 func BenchmarkEncodeResponse(b *testing.B) {
 	row := `{"pane_id":"%1","pane_index":0,"pane_width":120,"pane_current_command":"bash","pane_current_path":"/home/someone/src/project","pane_title":"host.example.org"},`
 	text := "[" + strings.Repeat(row, 7000) + "{}]"
@@ -226,9 +227,10 @@ func BenchmarkEncodeResponse(b *testing.B) {
 			}
 		}
 	})
-	b.Run("encode", func(b *testing.B) {
+	b.Run("writeResponse", func(b *testing.B) {
+		w := &lineWriter{w: io.Discard}
 		for b.Loop() {
-			if _, err := encode(msg); err != nil {
+			if err := w.writeResponse(msg); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,7 +1,10 @@
 package control
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -130,5 +133,38 @@ func TestParser(t *testing.T) {
 				t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// BenchmarkReplyCapture2000 reads a reply of 2,000 lines (capture-pane -S -2000 of a pane of
+// short lines, 44 KB) through a Conn over pipes: the reader's lines, the block's body and its
+// hand-over to Do.
+func BenchmarkReplyCapture2000(b *testing.B) {
+	var block strings.Builder
+	block.WriteString("%begin 1700000000 1 1\n")
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&block, "line %d of the history\n", i)
+	}
+	block.WriteString("%end 1700000000 1 1\n")
+	reply := []byte(block.String())
+	inR, inW := io.Pipe()   // tmux's stdin
+	outR, outW := io.Pipe() // tmux's stdout
+	go func() {
+		sc := bufio.NewScanner(inR)
+		for sc.Scan() {
+			if _, err := outW.Write(reply); err != nil {
+				return
+			}
+		}
+	}()
+	c := NewConn(outR, inW, Options{NoAttachWait: true})
+	defer c.Close()
+	defer outW.Close()
+	b.SetBytes(int64(len(reply)))
+	for b.Loop() {
+		out, err := c.Do(context.Background(), []string{"capture-pane", "-p"})
+		if err != nil || len(out[0]) != 2000 {
+			b.Fatal(err, len(out))
+		}
 	}
 }
