@@ -31,11 +31,7 @@ const paneListFormat = "#{pane_id}␞#{pane_index}␞#{pane_width}␞#{pane_heig
 // costs what its target costs, not what the server holds), and, on 200 panes × 2,000 lines of history, search_panes
 // and capture_pane of one pane's 2,000 lines.
 func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
-	dir = filepath.Join(dir, "scale")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, err
-	}
-	tmx, err := newTmux(dir)
+	dir, tmx, err := ownTmux(dir, "scale")
 	if err != nil {
 		return nil, err
 	}
@@ -77,15 +73,21 @@ func scaleRows(ctx context.Context, bin, dir string) ([]row, error) {
 	return append(append(rows, search), history...), nil
 }
 
+// ownTmux starts a tmux server of its own below dir/name.
+func ownTmux(dir, name string) (string, *benchTmux, error) {
+	dir = filepath.Join(dir, name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	tmx, err := newTmux(dir)
+	return dir, tmx, err
+}
+
 // historyOnlyRows measures the capture_pane rows of scaleRows alone (-only history): the same
 // 200 panes × 2,000 lines and the same clients, without the 1,000-pane rows and search_panes
 // that come before them there, for iterating on that one call.
 func historyOnlyRows(ctx context.Context, bin, dir string) ([]row, error) {
-	dir = filepath.Join(dir, "history")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, err
-	}
-	tmx, err := newTmux(dir)
+	dir, tmx, err := ownTmux(dir, "history")
 	if err != nil {
 		return nil, err
 	}

@@ -260,33 +260,13 @@ func (c *ctlFloor) close() {
 // timeEcho is the floor of a command run: send-keys of `echo` and its output seen back over
 // control mode.
 func (t *benchTmux) timeEcho(ctx context.Context, n int) (samples, error) {
-	c, err := t.control(ctx, t.session)
-	if err != nil {
-		return nil, err
-	}
-	defer c.close()
-	var s samples
-	for i := 0; i < n; i++ {
+	return t.timeTyped(ctx, n, "echo floor", func(c *ctl, i int) (time.Duration, error) {
 		tok := fmt.Sprintf("e%dx", i)
 		// The typed line quotes the last letter, so its echo never matches the output: a line
 		// editor may put escapes (bracketed paste off) between the echo and the output.
-		seen := c.expect(tok + "\r\n")
-		start := time.Now()
-		if _, err := c.conn.Do(ctx, []string{"send-keys", "-t", t.pane, "-l", "echo " + tok[:len(tok)-1] + `"x"`}, []string{"send-keys", "-t", t.pane, "Enter"}); err != nil {
-			return nil, err
-		}
-		select {
-		case at := <-seen:
-			s = append(s, at.Sub(start))
-		case <-time.After(5 * time.Second):
-			c.mu.Lock()
-			got := c.out.String()
-			c.mu.Unlock()
-			return nil, fmt.Errorf("echo floor: output %q not seen in %q", tok, got)
-		}
-		time.Sleep(20 * time.Millisecond) // let the prompt settle
-	}
-	return s, nil
+		d, _, err := c.typed(ctx, t.pane, "echo "+tok[:len(tok)-1]+`"x"`, tok+"\r\n")
+		return d, err
+	})
 }
 
 func tmuxVersion() string {

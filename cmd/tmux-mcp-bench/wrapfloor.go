@@ -19,6 +19,14 @@ func (t *benchTmux) timeWrapper(ctx context.Context, n int) (samples, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	return t.timeTyped(ctx, n, "wrapper floor", func(c *ctl, i int) (time.Duration, error) {
+		return c.wrapperOnce(ctx, t.pane, filepath.Join(dir, fmt.Sprintf("r%d", i)))
+	})
+}
+
+// timeTyped times n calls of once on a control client of its own, 20 ms apart (the prompt
+// settles between them, as in timeEcho).
+func (t *benchTmux) timeTyped(ctx context.Context, n int, what string, once func(c *ctl, i int) (time.Duration, error)) (samples, error) {
 	c, err := t.control(ctx, t.session)
 	if err != nil {
 		return nil, err
@@ -26,12 +34,12 @@ func (t *benchTmux) timeWrapper(ctx context.Context, n int) (samples, error) {
 	defer c.close()
 	var s samples
 	for i := 0; i < n; i++ {
-		d, err := c.wrapperOnce(ctx, t.pane, filepath.Join(dir, fmt.Sprintf("r%d", i)))
+		d, err := once(c, i)
 		if err != nil {
-			return nil, fmt.Errorf("wrapper floor: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		s = append(s, d)
-		time.Sleep(20 * time.Millisecond) // let the prompt settle
+		time.Sleep(20 * time.Millisecond)
 	}
 	return s, nil
 }
@@ -44,11 +52,7 @@ func (c *ctl) wrapperOnce(ctx context.Context, pane, path string) (time.Duration
 	if err != nil {
 		return 0, err
 	}
-	defer func() {
-		for _, p := range []string{path, path + ".h", path + ".rt"} {
-			os.Remove(p)
-		}
-	}()
+	defer os.Remove(path) // the wrapper keeps its scratch in the script itself
 	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
 		return 0, err
 	}
@@ -67,23 +71,12 @@ func (c *ctl) wrapperOnce(ctx context.Context, pane, path string) (time.Duration
 // timeSubshell is the floor of a bash subshell: `( true ); echo` typed by hand, its output seen
 // back; beside the echo floor, what the subshell alone costs on this machine.
 func (t *benchTmux) timeSubshell(ctx context.Context, n int) (samples, error) {
-	c, err := t.control(ctx, t.session)
-	if err != nil {
-		return nil, err
-	}
-	defer c.close()
-	var s samples
-	for i := 0; i < n; i++ {
+	return t.timeTyped(ctx, n, "subshell floor", func(c *ctl, i int) (time.Duration, error) {
 		tok := fmt.Sprintf("s%dx", i)
 		// The last letter quoted, as in timeEcho: the typed line's echo never matches.
 		d, _, err := c.typed(ctx, t.pane, "( true ); echo "+tok[:len(tok)-1]+`"x"`, tok+"\r\n")
-		if err != nil {
-			return nil, fmt.Errorf("subshell floor: %w", err)
-		}
-		s = append(s, d)
-		time.Sleep(20 * time.Millisecond) // let the prompt settle
-	}
-	return s, nil
+		return d, err
+	})
 }
 
 // typed sends line and Enter to pane in one command list and returns how long until needle
