@@ -23,18 +23,13 @@ import (
 // session's shell), where a control-mode request costs a fraction of a millisecond.
 
 // MkdirTemp makes a new private directory (mode 0700) on the server's machine, named pattern
-// plus a random suffix, and returns its path: on this machine in memory where it can (see
-// memoryDir), else in TMPDIR (else /tmp), as on another host. pattern must not hold a '/'.
+// plus a random suffix, in that machine's TMPDIR (else /tmp), and returns its path. pattern
+// must not hold a '/'.
 func (s *Server) MkdirTemp(ctx context.Context, pattern string) (string, error) {
 	if strings.ContainsRune(pattern, '/') {
 		return "", fmt.Errorf("MkdirTemp: pattern %q holds a '/'", pattern)
 	}
 	if s.cfg.Host == nil {
-		if dir := memoryDir(); dir != "" {
-			if d, err := os.MkdirTemp(dir, pattern); err == nil {
-				return d, nil
-			}
-		}
 		return os.MkdirTemp("", pattern)
 	}
 	// mktemp -d makes the directory 0700.
