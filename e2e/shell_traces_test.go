@@ -175,7 +175,10 @@ func firstLines(s string, n int) string {
 // text: the log is replayed through a terminal (cat in a tmux pane of the same width) and
 // the replay's scrollback must hold no trace of the framing. Escape sequences are not text:
 // a marker carried in one (an OSC string tmux passes on but never draws) is invisible, and
-// an echoed line that the framing erased again shows nothing. The raw bytes outside escape
+// an echoed line that the framing erased again shows nothing. The replay's terminal does not
+// echo: a line editor's cursor position queries in the log (busybox ash) are answered into its
+// input, and echoed answers would move the cursor between the log's bytes, which no terminal of
+// the run's saw. The raw bytes outside escape
 // sequences are reported, not judged: a line erased after it was echoed is still in them.
 func checkPipeLog(t *testing.T, sc *shellClient, log string) {
 	raw, err := os.ReadFile(log)
@@ -185,7 +188,7 @@ func checkPipeLog(t *testing.T, sc *shellClient, log string) {
 	if !strings.Contains(string(raw), "slept") {
 		t.Fatalf("the pipe_pane log misses the runs' output (%d bytes)", len(raw))
 	}
-	id := sc.Tmx.Tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=sh:", "sh", "-c", `cat "$1"; printf '\n%s\n' REPLAY-DONE; exec cat`, "sh", log)
+	id := sc.Tmx.Tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=sh:", "sh", "-c", `stty -echo; cat "$1"; printf '\n%s\n' REPLAY-DONE; exec cat`, "sh", log)
 	defer sc.Tmx.TryTmux("kill-pane", "-t", id)
 	sc.Tmx.WaitFor(id, func(screen string) bool { return strings.Contains(screen, "REPLAY-DONE") })
 	for _, tr := range traces(capture(sc.Tmx, id), sc.tmpDir) {
