@@ -436,9 +436,17 @@ func TestRunPaneKilled(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("k", testtmux.Bash...)
 	victim := c.Tmx.SplitWindow(pane, testtmux.Bash...)
+	c.Tmx.WaitPrompt(victim)
 	killed := make(chan time.Time, 1)
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		// Killed once the command runs (its first line shown), not at a fixed time a loaded
+		// machine may reach before the run began.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if out, _ := c.Tmx.TryTmux("capture-pane", "-p", "-t", victim); strings.Contains(out, "\nstarted") {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
 		killed <- time.Now()
 		c.Tmx.TryTmux("kill-pane", "-t", victim)
 	}()
