@@ -311,7 +311,7 @@ func (x *run) retry() {
 	x.remove(x.path)
 	x.path += "b"
 	x.notRun, x.phase, x.retried = nil, typing, true
-	x.left, x.lastScreen, x.echoScreen = "", nil, nil
+	x.left, x.lastScreen = "", nil
 	x.suspect, x.procs = time.Time{}, nil
 }
 
@@ -401,8 +401,7 @@ type run struct {
 	pollInput   bool       // the call waits: look whether the command waits for input (inputStop)
 	lastOut     time.Time  // when the pane last printed, once the line was entered
 	lastRow     string     // the cursor's row left of the cursor, as screenText last read it
-	lastScreen  *shown     // the screen screenText last read
-	echoScreen  *shown     // the screen that showed the typed line as typed (nil: the stream did)
+	lastScreen  *shown     // the screen screenText last read; nil when the stream showed the echo first
 }
 
 // phase is how far a run got; a run goes through them in order (retry starts it again).

@@ -153,6 +153,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 				drawn = appendText(drawn, data)
 			}
 			if shows(f.Partial(), line) {
+				x.lastScreen = nil // read before the echo
 				return x.echoed(ctx, drawn, line)
 			}
 			// The screen can show the line only once the shell drew its last character: what
@@ -170,7 +171,6 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		if fresh || time.Since(looked) >= recheck || time.Now().After(deadline) {
 			fresh, looked = false, time.Now()
 			if x.screenShows(ctx, line) {
-				x.echoScreen = x.lastScreen
 				return x.echoed(ctx, drawn, line)
 			}
 		}
@@ -412,10 +412,11 @@ func (x *run) send(ctx context.Context, ops ...tmux.Op) error {
 // cursor arithmetic says (readline assumes its prompt starts in column 0, which it does not
 // after output without a final newline; fish redraws a multi-row prompt).
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
-	// The screen that showed the line as typed, when typeLine read one, is the one to look at.
-	s, ok := shown{}, x.echoScreen != nil
+	// A screen read once the line showed (the one that showed it, or echoed's) is the one to
+	// look at.
+	s, ok := shown{}, x.lastScreen != nil
 	if ok {
-		s = *x.echoScreen
+		s = *x.lastScreen
 	} else if s, ok = x.screen(ctx); !ok {
 		return nil
 	}
