@@ -69,7 +69,7 @@ func TestShellNoProc(t *testing.T) {
 		testtmux.Started("ksh", "sh-c-child", "sh", "-c", "ksh; exit $?"),
 	} {
 		t.Run(su.Name(), func(t *testing.T) {
-			testtmux.RequireShell(t, []string{su.Shell})
+			su.Require(t)
 			t.Parallel()
 			startedThrough(t, startShellClient(t, noProc), su, 6)
 		})

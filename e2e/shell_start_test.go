@@ -73,7 +73,7 @@ func TestShellStartedThrough(t *testing.T) {
 	}
 	for _, su := range forms {
 		t.Run(su.Name(), func(t *testing.T) {
-			testtmux.RequireShell(t, []string{su.Shell})
+			su.Require(t)
 			t.Parallel()
 			startedThrough(t, startShellClient(t), su, 20)
 		})
@@ -144,7 +144,7 @@ func TestShellBusybox(t *testing.T) {
 		testtmux.Started("ash", "busybox-sh", "busybox", "sh"),
 	} {
 		t.Run(su.Config, func(t *testing.T) {
-			testtmux.RequireShell(t, su.Argv)
+			su.Require(t)
 			t.Parallel()
 			sc := startShellClient(t)
 			p := sc.Tmx.StartShell(t, su)

@@ -69,7 +69,7 @@ func TestEngineSetups(t *testing.T) {
 			t.Cleanup(r.Close)
 			for _, su := range allSetups() {
 				t.Run(su.Name(), func(t *testing.T) {
-					testtmux.RequireShell(t, su.Argv)
+					su.Require(t)
 					t.Parallel()
 					setupSem <- struct{}{}
 					defer func() { <-setupSem }()

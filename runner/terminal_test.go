@@ -66,7 +66,7 @@ func TestSlowPromptNoProc(t *testing.T) {
 		testtmux.Config("fish", "rc").With("slow-prompt", `function fish_prompt; sleep 0.4; printf 'slow\n❯ '; end`),
 	} {
 		t.Run(su.Name(), func(t *testing.T) {
-			testtmux.RequireShell(t, su.Argv)
+			su.Require(t)
 			t.Parallel()
 			r := New()
 			r.table = termstate.Hide()

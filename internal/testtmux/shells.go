@@ -55,6 +55,16 @@ func (s Setup) With(config string, lines ...string) Setup {
 	return s
 }
 
+// Require skips t when the pane's program or the shell itself is not installed (a shell
+// started through sh -c needs both).
+func (s Setup) Require(t testing.TB) {
+	t.Helper()
+	RequireShell(t, s.Argv)
+	if b, ok := base[s.Shell]; ok {
+		RequireShell(t, b.Argv)
+	}
+}
+
 // Name is "shell/config", for subtest names.
 func (s Setup) Name() string { return s.Shell + "/" + s.Config }
 
