@@ -95,7 +95,7 @@ type Result struct {
 	Shell shellrun.Shell
 }
 
-// Runner runs framed commands. It owns a private directory (mode 0700, under os.TempDir) for
+// Runner runs framed commands. It owns a private directory (mode 0700, tmux.Server.MkdirTemp's) for
 // the wrapper scripts, made on first use and removed by Close. A Runner is safe for concurrent
 // use; the zero value is not: use New.
 type Runner struct {

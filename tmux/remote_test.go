@@ -141,6 +141,9 @@ func TestRemoteFiles(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
 		t.Fatalf("dir %s: %v %v", dir, st, err)
 	}
+	if !strings.HasPrefix(dir, "/tmp/tmux-mcp-test-") {
+		t.Errorf("dir %s: not in /tmp (a short typed path)", dir)
+	}
 	path := filepath.Join(dir, "it's a $(file) \\ *")
 	data := []byte("line 1\nline 'two'\n\x00\xff")
 	if err := r.ts.WriteFile(ctx, path, data, 0o600); err != nil {

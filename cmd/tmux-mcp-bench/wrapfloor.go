@@ -8,13 +8,16 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // timeWrapper is the floor of run_shell_command's design: the wrapper tmux-mcp makes bash
 // source for `true`, written and typed by hand over control mode, timed until its end marker
 // comes back. No tmux-mcp in between: what no implementation of the design can beat.
 func (t *benchTmux) timeWrapper(ctx context.Context, n int) (samples, error) {
-	dir, err := os.MkdirTemp("", "tmb-wrap") // mode 0700, as the runner's script directory
+	ts := tmux.NewServer(tmux.Config{SocketPath: t.sock})
+	defer ts.Close()
+	dir, err := ts.MkdirTemp(ctx, "tmb-wrap") // where the runner makes its script directory
 	if err != nil {
 		return nil, err
 	}
