@@ -52,6 +52,8 @@ type History struct {
 	lastMark time.Time
 	line     string // a 633;E command line waiting for its C
 	echo     typed
+	prompt   typed // the prompt being drawn (after A, before B): its width on its last row
+	inPrompt bool
 	out      lineCount // the running command's output lines
 	runs     []string
 	pend     []byte // the start of a sequence a piece ended in, parsed again with the next
@@ -177,6 +179,10 @@ func (h *History) text(b []byte) {
 		return
 	}
 	switch h.phase {
+	case phIdle:
+		if h.inPrompt {
+			h.prompt.write(b)
+		}
 	case phInput, phUnknown:
 		// Before the first mark the reader may have come in at a prompt: what is typed
 		// there is the next command's line.
@@ -200,10 +206,16 @@ func (h *History) event(ev Event, now time.Time) {
 	case Prompt:
 		h.end(nil, ev.At, now) // a command with no D (a prompt without one, or a lost D)
 		h.phase = phIdle
+		h.prompt.reset()
+		h.inPrompt = true
 	case Input:
 		h.end(nil, ev.At, now)
-		h.phase = phInput
-		h.echo.reset()
+		origin := 0
+		if h.phase == phIdle && h.inPrompt {
+			origin = h.prompt.col
+		}
+		h.phase, h.inPrompt = phInput, false
+		h.echo.resetAt(origin)
 	case Output:
 		if h.phase == phRunning {
 			return // doubled: a prompt that has its own marks beside ours

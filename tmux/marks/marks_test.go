@@ -174,6 +174,28 @@ func FuzzHistory(f *testing.F) {
 	})
 }
 
+// TestTypedAfterPrompt: a line editor that redraws the line from the screen's start moves
+// past the prompt by its width (fish 3: "\r\x1b[13C"), and erases what it drew there (the
+// grey autosuggestion "/" after "cd /tmp") from that column: the prompt's width, known from
+// the text between A and B, is where the command line begins.
+func TestTypedAfterPrompt(t *testing.T) {
+	fish := "cd \r\x1b[9C/tmp\r\x1b[13C\x1b[38;5;240m/\r\x1b[13C\x1b[30m\x1b[m\x0f\b\b\b\b\b\b\b" +
+		"\x1b[34mcd\x1b[30m\x1b[m\x0f \x1b[36m\x1b[4m/tmp\x1b[38;5;240m\x1b[24m/\r\x1b[13C\x1b[30m\x1b[m\x0f" +
+		"\x1b[K\r\x1b[13C\r\n\x1b[30m\x1b[m\x0f"
+	for _, tc := range []struct{ name, prompt, typed, want string }{
+		{"fish autosuggestion", "/tmp> ", fish, "cd /tmp"},
+		{"two-line prompt", "~/src\r\n\x1b[32m❯\x1b[m ", "ls\r\x1b[2Cls -l\r\n", "ls -l"},
+		{"redrawn with the prompt", "$ ", "ech\r$ echo\r\n", "echo"},
+		{"to a column", "$ ", "abc\x1b[4G\x1b[Kd\r\n", "ad"},
+	} {
+		var h History
+		h.Write([]byte(mA+tc.prompt+mB+tc.typed+mC+mD("0")), 0, time.Time{})
+		if cmds := h.Commands(1 << 20); len(cmds) != 1 || cmds[0].Command != tc.want {
+			t.Errorf("%s: %+v, want the command %q", tc.name, cmds, tc.want)
+		}
+	}
+}
+
 // TestTypedUnknownOrigin: a reader that came in at a fish prompt sees the first key drawn at
 // the cursor, then the editor's redraws from the screen's start.
 func TestTypedUnknownOrigin(t *testing.T) {

@@ -25,11 +25,21 @@ type typed struct {
 	known  bool
 	cr     bool // a CR came last
 	redrew bool
+	// origin is the screen column the command line begins at (the prompt's width, when known):
+	// the model's columns are the screen's, as a redraw from the screen's start moves them.
+	origin int
 }
 
 const tsCSI = 9
 
 func (t *typed) reset() { *t = typed{known: true} }
+
+// resetAt is reset for a command line that begins at screen column origin (after a prompt
+// of that width).
+func (t *typed) resetAt(origin int) {
+	t.reset()
+	t.col, t.origin = min(origin, maxTyped), min(origin, maxTyped)
+}
 
 func (t *typed) cur() *[]rune {
 	if len(t.lines) == 0 {
@@ -179,7 +189,10 @@ func (t *typed) put(r rune) {
 // end dropped.
 func (t *typed) text() string {
 	var out []string
-	for _, l := range t.lines {
+	for i, l := range t.lines {
+		if i == 0 {
+			l = l[min(t.origin, len(l)):] // the prompt's cells, drawn again by a redraw
+		}
 		out = append(out, strings.TrimRight(string(l), " "))
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
