@@ -24,7 +24,7 @@ import (
 // ssh -F with the test's config, keys and known_hosts. Nothing leaves the machine.
 //
 // Runs on remote panes (run_shell_command, run_command) go through the runner, which on
-// another host writes its scripts there (through ssh, below the host's TMPDIR) and reads
+// another host writes its scripts there (through ssh, beside its tmux sockets) and reads
 // nothing of the pane's processes from this machine's /proc. On loopback the "remote" shell
 // could read this machine's files too: TestRemoteShells checks where the scripts were made.
 
@@ -314,7 +314,7 @@ func connectNotes(t *testing.T, c *Client, n *notes) *mcp.ClientSession {
 func TestRemoteShells(t *testing.T) {
 	t.Parallel()
 	localTmp := t.TempDir()
-	c, _, hosts := startHosts(t, 1, "LIBTMUX_MCP_DEFAULT_HOST=h1", "TMPDIR="+localTmp)
+	c, _, hosts := startHosts(t, 1, "LIBTMUX_MCP_DEFAULT_HOST=h1", "TMUX_TMPDIR="+localTmp, "TMPDIR="+localTmp)
 	h1 := hosts[0]
 	for _, sh := range []struct {
 		name  string
@@ -351,10 +351,10 @@ func TestRemoteShells(t *testing.T) {
 			t.Errorf("RUNNER: %s on h1: run_command: %+v", sh.name, rc)
 		}
 	}
-	// The scripts were made on h1, below its TMPDIR, and not on this machine.
-	dirs, _ := filepath.Glob(filepath.Join(h1.sshd.Tmpdir, "tmux-mcp-*"))
+	// The scripts were made on h1, beside its tmux sockets, and not on this machine.
+	dirs, _ := filepath.Glob(filepath.Join(h1.sshd.TmuxTmpdir, "tmux-mcp-*"))
 	if len(dirs) != 1 {
-		t.Fatalf("script directories below h1's TMPDIR: %q, want one", dirs)
+		t.Fatalf("script directories below h1's TMUX_TMPDIR: %q, want one", dirs)
 	}
 	// and removed once the runs paused (in one ssh session).
 	var left []string
@@ -368,7 +368,7 @@ func TestRemoteShells(t *testing.T) {
 	}
 	// (tmux-mcp-ssh-* holds this machine's ssh control sockets.)
 	if dirs, _ := filepath.Glob(filepath.Join(localTmp, "tmux-mcp-[0-9]*")); len(dirs) > 0 {
-		t.Errorf("script directories below this machine's TMPDIR: %q, want none", dirs)
+		t.Errorf("script directories below this machine's TMUX_TMPDIR: %q, want none", dirs)
 	}
 }
 

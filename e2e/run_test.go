@@ -1086,9 +1086,9 @@ func TestRunCancelled(t *testing.T) {
 //
 // Not parallel: the script directory is the one that appears in the temp dir meanwhile.
 func TestRunCleanupOnExit(t *testing.T) {
-	// A TMPDIR of its own: other packages' tests make script directories in the system's.
+	// A TMUX_TMPDIR of its own: other packages' tests make script directories in /tmp.
 	tmp := t.TempDir()
-	c := start(t, "TMPDIR="+tmp)
+	c := start(t, "TMUX_TMPDIR="+tmp)
 	_, pane := c.Tmx.NewSession("x", testtmux.Bash...)
 	before, _ := filepath.Glob(filepath.Join(tmp, "tmux-mcp-*"))
 	out := c.run(pane, "sleep 5", "timeoutMs", 100)

@@ -22,8 +22,9 @@ import (
 )
 
 // shellClient is a tmux server and a tmux-mcp process for one shell's tests. The server's
-// TMPDIR is a directory of its own, so any path below it on a screen, in a log or in a
-// history is the framing's (the wrapper scripts live there), whatever the files are named.
+// TMUX_TMPDIR and TMPDIR are a directory of its own, so any path below it on a screen, in a log
+// or in a history is the framing's (the wrapper scripts live there), whatever the files are
+// named.
 type shellClient struct {
 	*Client
 	tmpDir string
@@ -40,7 +41,7 @@ func startShellClient(t *testing.T, env ...string) *shellClient {
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c := startOn(t, tmx, append([]string{"TMPDIR=" + tmp}, env...)...)
+	c := startOn(t, tmx, append([]string{"TMUX_TMPDIR=" + tmp, "TMPDIR=" + tmp}, env...)...)
 	return &shellClient{Client: c, tmpDir: tmp, procHidden: slices.Contains(env, noProc)}
 }
 

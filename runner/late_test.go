@@ -37,6 +37,11 @@ func TestRunLatePrompt(t *testing.T) {
 			}
 			defer w.Release()
 			from := w.Offset()
+			// Wide enough for the typed line after both prompts: the stand-in is one readline did
+			// not print, so a line it would wrap is wrapped where the screen does not.
+			if _, err := ts.Exec(context.Background(), []string{"resize-window", "-t", p.PaneID, "-x", "200"}); err != nil {
+				t.Fatal(err)
+			}
 			// A prompt in the stream before the run, as when a reader of the pane's text holds it.
 			if _, err := ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "Enter"}); err != nil {
 				t.Fatal(err)

@@ -151,17 +151,19 @@ func (r *Runner) scriptDir(ctx context.Context, ts *tmux.Server) (string, error)
 	switch {
 	case closed:
 		return "", errors.New("the runner is closed")
-	case ok:
+	case ok && (!ts.Local() || exists(d.path)):
 		return d.path, nil
 	}
-	// Made without the lock: on another host it takes an ssh round trip.
+	// A directory that a cleaner of old temporary files removed (systemd-tmpfiles, macOS's
+	// periodic) is made again. Made without the lock: on another host it takes an ssh round trip.
+	stale := d.path
 	dir, err := ts.MkdirTemp(ctx, "tmux-mcp-")
 	if err != nil {
 		return "", fmt.Errorf("creating the script directory: %w", err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if d, ok := r.dirs[host]; ok || r.closed {
+	if d, ok := r.dirs[host]; ok && d.path != stale || r.closed {
 		ts.RemoveAll(context.WithoutCancel(ctx), dir) // another run made one meanwhile
 		if r.closed {
 			return "", errors.New("the runner is closed")
@@ -173,6 +175,11 @@ func (r *Runner) scriptDir(ctx context.Context, ts *tmux.Server) (string, error)
 	}
 	r.dirs[host] = scriptDir{ts, dir}
 	return dir, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // MaxCommand bounds a command's size in bytes: it is written to a file, or typed (four times

@@ -82,6 +82,29 @@ func TestRunScriptFiles(t *testing.T) {
 	}
 }
 
+// TestRunScriptDirRemoved: a script directory removed between runs (a cleaner of old
+// temporary files) is made again.
+func TestRunScriptDirRemoved(t *testing.T) {
+	t.Parallel()
+	ts, _, req := pane(t, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	var dirs []string
+	r.beforeSend = func(path string) { dirs = append(dirs, filepath.Dir(path)) }
+	for i := range 2 {
+		req.Command = "echo hi"
+		if res, err := r.Run(context.Background(), ts, req); err != nil || res.Outcome != Completed || res.Output != "hi" {
+			t.Fatalf("run %d: %+v %v", i, res, err)
+		}
+		if err := os.RemoveAll(dirs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dirs[0] == dirs[1] {
+		t.Errorf("the removed directory %s was used again", dirs[0])
+	}
+}
+
 // TestRunInlineFallback: when the pane's shell cannot read the script (it runs elsewhere), the
 // wrapper is typed inline once.
 func TestRunInlineFallback(t *testing.T) {

@@ -23,21 +23,21 @@ import (
 // session's shell), where a control-mode request costs a fraction of a millisecond.
 
 // MkdirTemp makes a new private directory (mode 0700) on the server's machine, named pattern
-// plus a random suffix, and returns its path. pattern must not hold a '/'. It is made in /tmp
-// where it can be, else in that machine's TMPDIR: a pane's shell is given files there by a
-// typed path, and /tmp keeps that line short. macOS's TMPDIR (/var/folders/…/T/, 49 bytes)
-// would make bash's typed line 120 characters and zsh's 212, wrapped over two or three rows
-// of an 80-column pane, where a late prompt can make the line editor wrap them where the
-// screen does not. tmux itself keeps its sockets in /tmp, whatever TMPDIR says.
+// plus a random suffix, and returns its path. pattern must not hold a '/'. It is made where
+// tmux keeps its sockets, $TMUX_TMPDIR (of the configured environment) else /tmp, and in
+// TMPDIR only when neither can take it: a pane's shell is given files there by a typed path,
+// which should stay short. macOS's TMPDIR (/var/folders/…/T/, 49 bytes) would make bash's
+// typed line 120 characters and zsh's 212, wrapped over two or three rows of an 80-column
+// pane, and scrolled sideways by mksh, which leaves its start on the screen.
 func (s *Server) MkdirTemp(ctx context.Context, pattern string) (string, error) {
 	if strings.ContainsRune(pattern, '/') {
 		return "", fmt.Errorf("MkdirTemp: pattern %q holds a '/'", pattern)
 	}
 	if s.cfg.Host == nil {
-		return mkdirTempIn([]string{"/tmp", os.TempDir()}, pattern)
+		return mkdirTempIn([]string{s.cfg.tmuxTmpdir(), os.TempDir()}, pattern)
 	}
 	// mktemp -d makes the directory 0700.
-	out, err := s.runRemote(ctx, nil, `mktemp -d "/tmp/$1XXXXXXXX" 2>/dev/null || exec mktemp -d "${TMPDIR:-/tmp}/$1XXXXXXXX"`, pattern)
+	out, err := s.runRemote(ctx, nil, `mktemp -d "${TMUX_TMPDIR:-/tmp}/$1XXXXXXXX" 2>/dev/null || exec mktemp -d "${TMPDIR:-/tmp}/$1XXXXXXXX"`, pattern)
 	if err != nil {
 		return "", fmt.Errorf("making a temporary directory: %w", err)
 	}

@@ -141,8 +141,8 @@ func TestRemoteFiles(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
 		t.Fatalf("dir %s: %v %v", dir, st, err)
 	}
-	if !strings.HasPrefix(dir, "/tmp/tmux-mcp-test-") {
-		t.Errorf("dir %s: not in /tmp (a short typed path)", dir)
+	if filepath.Dir(dir) != r.sshd.TmuxTmpdir {
+		t.Errorf("dir %s: not in the host's TMUX_TMPDIR %s, beside tmux's sockets", dir, r.sshd.TmuxTmpdir)
 	}
 	path := filepath.Join(dir, "it's a $(file) \\ *")
 	data := []byte("line 1\nline 'two'\n\x00\xff")

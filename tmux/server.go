@@ -164,18 +164,24 @@ func (c Config) socketPath() string {
 		if name == "" {
 			name = "default"
 		}
-		dir := "/tmp"
-		for _, kv := range c.env() {
-			if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok && v != "" {
-				dir = v
-			}
-		}
-		p = filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), name)
+		p = filepath.Join(c.tmuxTmpdir(), "tmux-"+strconv.Itoa(os.Getuid()), name)
 	}
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
 	return p
+}
+
+// tmuxTmpdir is where tmux keeps its sockets: $TMUX_TMPDIR of the configured environment,
+// else /tmp.
+func (c Config) tmuxTmpdir() string {
+	dir := "/tmp"
+	for _, kv := range c.env() {
+		if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok && v != "" {
+			dir = v
+		}
+	}
+	return dir
 }
 
 // argv is the argument list of every tmux process we start: -u, the socket flags, then args.

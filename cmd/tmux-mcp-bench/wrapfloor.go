@@ -15,7 +15,7 @@ import (
 // source for `true`, written and typed by hand over control mode, timed until its end marker
 // comes back. No tmux-mcp in between: what no implementation of the design can beat.
 func (t *benchTmux) timeWrapper(ctx context.Context, n int) (samples, error) {
-	ts := tmux.NewServer(tmux.Config{SocketPath: t.sock})
+	ts := tmux.NewServer(tmux.Config{SocketPath: t.sock, Env: t.env})
 	defer ts.Close()
 	dir, err := ts.MkdirTemp(ctx, "tmb-wrap") // where the runner makes its script directory
 	if err != nil {

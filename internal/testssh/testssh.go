@@ -160,8 +160,8 @@ type Sshd struct {
 	Name string // its host name in the client config
 	Port int
 	// TmuxTmpdir is TMUX_TMPDIR in the sessions it starts (and HOME is Home), so `tmux -L x`
-	// through it reaches the socket SocketPath("x"). Tmpdir is their TMPDIR: what tmux-mcp
-	// makes on the host (its run scripts) is found there, apart from this machine's.
+	// through it reaches the socket SocketPath("x"), and tmux-mcp makes its run scripts there,
+	// apart from this machine's. Tmpdir is their TMPDIR.
 	TmuxTmpdir, Home, Tmpdir string
 	dir, conf, log           string
 
