@@ -84,6 +84,28 @@ func TestScreenFake(t *testing.T) {
 	}
 }
 
+// TestPromptDrawnFake: text left of the cursor is a prompt, unless it is the previous run's
+// output without a final line break (the shell has not drawn its prompt yet).
+func TestPromptDrawnFake(t *testing.T) {
+	f := &fakeEngine{screen: tmux.Screen{Width: 20, CursorX: 10, CursorY: 1}, rows: []string{"$ printf x", "no newline", ""}}
+	x := fakeRun(f)
+	if !x.promptDrawn(context.Background()) {
+		t.Error("text left of the cursor is not taken for a prompt")
+	}
+	x.unterminated = "no newline"
+	if x.promptDrawn(context.Background()) {
+		t.Error("the previous run's unterminated output is taken for a prompt")
+	}
+	f.rows[1], f.screen.CursorX = "no newline$ ", 12
+	if !x.promptDrawn(context.Background()) {
+		t.Error("a prompt drawn after the previous run's output is not seen")
+	}
+	f.screen.CursorX, f.screen.CursorY = 0, 2
+	if x.promptDrawn(context.Background()) {
+		t.Error("an empty row is taken for a prompt")
+	}
+}
+
 // TestKeysFake presses the keys then types the text, in one batch.
 func TestKeysFake(t *testing.T) {
 	f := &fakeEngine{}

@@ -232,7 +232,9 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	if req.pane, err = Check(req.Snapshot, req.PaneID, g); err != nil {
 		return res, err
 	}
-	rec, err := r.reg.reserve(Key{ident, req.pane.PaneID}, req.Holder, req.Command)
+	k := Key{ident, req.pane.PaneID}
+	prev := r.reg.last(k)
+	rec, err := r.reg.reserve(k, req.Holder, req.Command)
 	if err != nil {
 		return res, err
 	}
@@ -241,7 +243,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		r.reg.end(rec, nil)
 		return res, err
 	}
-	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), rec)
+	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), rec, unterminated(prev))
 	if err != nil {
 		r.reg.end(rec, nil)
 		return res, err
@@ -322,8 +324,27 @@ func (x *run) retry() {
 	x.suspect, x.procs = time.Time{}, nil
 }
 
-// start opens the pane's stream and waits for its shell to be at its prompt.
-func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, rec *Record) (*run, error) {
+// unterminated returns the last line of the output of rec (the pane's previous run, or nil)
+// when it did not end in a line break: the cursor's row shows it until the shell draws its
+// prompt (promptDrawn).
+func unterminated(rec *Record) string {
+	if rec == nil {
+		return ""
+	}
+	select {
+	case <-rec.done:
+	default:
+		return ""
+	}
+	if lines := rec.Result().Lines; len(lines) > 0 {
+		return strings.TrimSpace(lines[len(lines)-1])
+	}
+	return ""
+}
+
+// start opens the pane's stream and waits for its shell to be at its prompt; after is the
+// unterminated line of the pane's previous run.
+func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, rec *Record, after string) (*run, error) {
 	hub, err := ts.Hub()
 	if err != nil {
 		return nil, err
@@ -340,7 +361,7 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 	}
 	// The offset is taken before anything is sent: nothing the command prints is lost. A
 	// stream whose session went while the pane lives on in another one is followed there once.
-	x := &run{r: r, ts: ts, eng: ts, req: req, path: path, rec: rec}
+	x := &run{r: r, ts: ts, eng: ts, req: req, path: path, rec: rec, unterminated: after}
 	reopened := false
 	x.f = stream.NewFollower(w, w.Offset()).OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
 		if !errors.Is(ended, stream.ErrSessionGone) || reopened {
@@ -409,6 +430,10 @@ type run struct {
 	lastOut     time.Time  // when the pane last printed, once the line was entered
 	lastRow     string     // the cursor's row left of the cursor, as screenText last read it
 	lastScreen  *shown     // the screen screenText last read; nil when the stream showed the echo first
+
+	// unterminated is the last line of the pane's previous run when it did not end in a line
+	// break: left of the cursor, it is that output, not a prompt (promptDrawn).
+	unterminated string
 }
 
 // phase is how far a run got; a run goes through them in order (retry starts it again).

@@ -105,15 +105,17 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 }
 
 // promptDrawn reports whether the pane's cursor row shows text left of the cursor: a prompt.
-// After a run the cursor waits at the start of an empty row until the shell draws its prompt.
-// True when the screen cannot be read.
+// After a run the cursor waits at the start of an empty row until the shell draws its prompt,
+// or, after output without a final line break, after that output, which is not a prompt: a
+// line editor back in raw mode may not have drawn its prompt yet (fish and zsh then move to a
+// new row first). True when the screen cannot be read.
 func (x *run) promptDrawn(ctx context.Context) bool {
 	s, ok := x.screen(ctx)
 	if !ok {
 		return true
 	}
-	row := leftOfCursor(s.rows[s.CursorY:s.CursorY+1], s.CursorX, s.Width)
-	return strings.TrimSpace(row) != ""
+	row := strings.TrimSpace(leftOfCursor(s.rows[s.CursorY:s.CursorY+1], s.CursorX, s.Width))
+	return row != "" && row != x.unterminated
 }
 
 // backAtPrompt reports, without a process table, whether the shell the line was typed into
