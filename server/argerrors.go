@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -119,6 +120,16 @@ func describeType(t string, s *jsonschema.Schema) string {
 	case "object":
 		if a := s.AdditionalProperties; a != nil && (a.Type == "string" || slices.Equal(a.Types, []string{"string"})) {
 			return "an object of strings"
+		}
+		if len(s.Properties) > 0 && len(s.Properties) <= 4 {
+			// The keys it takes (a batch's operation: tool, arguments), required ones first.
+			keys := slices.Clone(s.Required)
+			for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+				if !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+			return "an object with the keys " + strings.Join(keys, ", ")
 		}
 		return "an object"
 	}

@@ -1,15 +1,19 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,6 +27,43 @@ var socketNameRe = lazyRegexp(`^[A-Za-z0-9_.@+=-]{1,100}$`)
 // about 3 ms of it: bounded repeats such as {1,128} compile to large programs.
 func lazyRegexp(pattern string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
+// Index is a window index argument, "2" or 2: results give indexes as numbers and libtmux's
+// servers take them as strings, so an agent passes either. A number keeps its JSON text, so
+// 1.5 or -1 reach parseIndex, which refuses them by the argument's name.
+type Index string
+
+// UnmarshalJSON takes a JSON string or a JSON number.
+func (x *Index) UnmarshalJSON(b []byte) error {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case string:
+		*x = Index(v)
+	case json.Number:
+		*x = Index(v)
+	default:
+		return fmt.Errorf("an index is a string or a number, not %s", describeKind(b))
+	}
+	return nil
+}
+
+// argTypeSchemas are the input schemas of argument types whose Go type does not say them.
+var argTypeSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[Index](): {Types: []string{"string", "integer"}},
+}
+
+// index is an optional Index argument as a string, for parseIndex and messages.
+func index(p *Index) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
 }
 
 // str is an optional string argument's value, "" when absent.

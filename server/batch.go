@@ -177,11 +177,8 @@ func (c *Call) batchCall(ctx context.Context, tier policy.Tier, i int, op batchO
 	}
 	t, ok := c.srv.tools[op.Tool]
 	switch {
-	case !ok && inCatalog(op.Tool):
-		return failRow(fail("Call only tools the server offers (tools/list).",
-			"tool %q is not offered by this server: %s", op.Tool, c.srv.hidden[op.Tool]))
 	case !ok:
-		return failRow(fail("Offered tools: "+c.srv.offeredList()+".", "unknown tool %q", truncate(op.Tool, 80)))
+		return failRow(c.srv.notOffered(op.Tool))
 	case t.Batch:
 		return failRow(fail("Put the operations of both batches into one batch.", "batch tools cannot call batch tools (%s)", t.Name))
 	case t.Blocking:

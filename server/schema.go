@@ -117,6 +117,10 @@ func advertisedInput(strict *jsonschema.Schema) *jsonschema.Schema {
 				n.Type, n.Types = n.Types[0], nil
 			}
 		}
+		for _, t := range n.Types { // a value of several types (Index): one branch each
+			n.AnyOf = append(n.AnyOf, &jsonschema.Schema{Type: t})
+		}
+		n.Types = nil
 		n.Enum = slices.DeleteFunc(slices.Clone(n.Enum), func(v any) bool { return v == nil })
 		if string(n.Default) == "null" {
 			n.Default = nil

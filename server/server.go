@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
@@ -102,7 +104,7 @@ func New(opts Options) (*Server, error) {
 	})
 	s.addResources()
 	s.addPrompts()
-	s.mcp.AddReceivingMiddleware(checkLogLevel, encodeOnce)
+	s.mcp.AddReceivingMiddleware(checkLogLevel, s.explainUnknownTool, encodeOnce)
 	s.registerTools()
 	return s, nil
 }
@@ -268,22 +270,58 @@ func Catalog() []ToolInfo {
 // Call runs one offered tool in-process, as the `call` subcommand does.
 func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	t, ok := s.tools[name]
-	if why := s.hidden[name]; why != "" {
-		return nil, fmt.Errorf("tool %s is not offered: %s", name, why)
-	}
 	if !ok {
-		names := make([]string, 0, len(s.tools))
-		for n := range s.tools {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		if c := hint.Closest(name, names); c != "" {
-			return nil, fmt.Errorf("no tool %q is offered at tier %s; did you mean %q? Offered: %v", name, s.opts.Safety, c, names)
-		}
-		return nil, fmt.Errorf("no tool %q is offered at tier %s; offered: %v", name, s.opts.Safety, names)
+		return nil, s.notOffered(name)
 	}
 	c := &Call{srv: s, Tool: t}
 	return c.run(ctx, args), nil
+}
+
+// notOffered explains a call of a tool this server does not offer: why, for a tool of the
+// catalogue (its tier, toolset or the allow lists), else the offered name it is closest to.
+func (s *Server) notOffered(name string) error {
+	if why := s.hidden[name]; why != "" {
+		return fail("Call only tools the server offers (tools/list).", "tool %q is not offered by this server: %s", name, why)
+	}
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if c := hint.Closest(name, names); c != "" {
+		return fail(fmt.Sprintf("Did you mean %s? Offered at tier %s: %s.", c, s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q", truncate(name, 80))
+	}
+	return fail(fmt.Sprintf("Offered at tier %s: %s.", s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q", truncate(name, 80))
+}
+
+// explainUnknownTool words the go-sdk's "unknown tool" error (v1.8.0 names the tool only) as
+// notOffered does: a model that calls kill_server at the mutating tier learns which setting
+// offers it, one that calls list_session the name it meant. The code stays Invalid params,
+// as MCP specifies for an unknown tool.
+func (s *Server) explainUnknownTool(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var je *jsonrpc.Error
+		if method != "tools/call" || !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(je.Message, "unknown tool") {
+			return res, err
+		}
+		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+		if !ok || p == nil {
+			return res, err
+		}
+		if _, offered := s.tools[p.Name]; offered {
+			return res, err
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: oneLine(s.notOffered(p.Name))}
+	}
+}
+
+// oneLine is a tool error as one line, for a JSON-RPC error's message.
+func oneLine(err error) string {
+	if te, ok := err.(*toolError); ok && te.Hint != "" {
+		return te.Msg + ". " + te.Hint
+	}
+	return err.Error()
 }
 
 // tmuxDefault returns the engine handle of the default socket on the default host. A tool

@@ -33,7 +33,7 @@ type PaneTarget struct {
 // session's active window (undescribed, as PaneTarget).
 type WindowTarget struct {
 	WindowID    *string `json:"window_id,omitempty"`
-	WindowIndex *string `json:"window_index,omitempty"`
+	WindowIndex *Index  `json:"window_index,omitempty"`
 	SessionTarget
 }
 
@@ -184,6 +184,18 @@ func parseIndex(s string) (int, bool) {
 	return n, err == nil
 }
 
+// notAnIndex is the error for a window_index that is not a number: most often a window's name,
+// which tmux's own targets take but an index cannot be (a window may be named "2").
+func notAnIndex(snap *tmux.Snapshot, sess tmux.Session, arg string) error {
+	for _, w := range snap.Windows {
+		if w.SessionID == sess.SessionID && w.WindowName == arg {
+			return fail(fmt.Sprintf("Pass window_index %d or window_id %q for the window named %q.", w.WindowIndex, w.WindowID, arg),
+				"window_index %q is a window's name, not its index", truncate(arg, 40))
+		}
+	}
+	return fail("Pass the window's number, e.g. 0 or \"12\" (list_windows shows them), or its window_id.", "window_index %q is not a window index", truncate(arg, 40))
+}
+
 func idNum(id string) int {
 	n, err := strconv.Atoi(strings.TrimLeft(id, "%@$"))
 	if err != nil {
@@ -255,9 +267,9 @@ func resolveWindowIn(snap *tmux.Snapshot, t WindowTarget) (tmux.Window, error) {
 		return tmux.Window{}, err
 	}
 	if t.WindowIndex != nil {
-		idx, ok := parseIndex(*t.WindowIndex)
+		idx, ok := parseIndex(index(t.WindowIndex))
 		if !ok {
-			return tmux.Window{}, fail("Pass the window's number as plain digits, e.g. \"0\" or \"12\" (list_windows shows them).", "window_index %q is not a window index", truncate(*t.WindowIndex, 40))
+			return tmux.Window{}, notAnIndex(snap, sess, index(t.WindowIndex))
 		}
 		for _, w := range snap.Windows {
 			if w.SessionID == sess.SessionID && w.WindowIndex == idx {
@@ -452,7 +464,7 @@ func (c *Call) windowAlone(ctx context.Context, ts *tmux.Server, t WindowTarget,
 	}
 	w, ok := snap.Windows[0], true
 	if t.WindowIndex != nil && t.WindowID == nil {
-		idx, valid := parseIndex(*t.WindowIndex)
+		idx, valid := parseIndex(index(t.WindowIndex))
 		w, ok = tmux.Window{}, false
 		for _, sw := range snap.Windows {
 			if valid && sw.WindowIndex == idx {

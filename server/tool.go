@@ -222,7 +222,7 @@ func newTool(sp spec, in, out reflect.Type, call func(ctx context.Context, c *Ca
 
 // mustInfer is the schema of type t; what is wrong with a tool's types is a programming error.
 func mustInfer(tool, what string, t reflect.Type) *jsonschema.Schema {
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: argTypeSchemas})
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %s schema: %v", tool, what, err))
 	}

@@ -120,7 +120,7 @@ func renamed(err error, from, to string) error {
 
 type selectWindowIn struct {
 	WindowID    *string `json:"window_id,omitempty"`
-	WindowIndex *string `json:"window_index,omitempty"`
+	WindowIndex *Index  `json:"window_index,omitempty"`
 	Direction   *string `json:"direction,omitempty" jsonschema:"last: previous current window"`
 	SessionTarget
 	Socket
@@ -269,7 +269,7 @@ func resizeWindow(ctx context.Context, c *Call, in *resizeWindowIn) (tmux.Window
 
 type moveWindowIn struct {
 	WindowTarget
-	DestinationIndex   *string `json:"destination_index,omitempty" jsonschema:"Default: next free index"`
+	DestinationIndex   *Index  `json:"destination_index,omitempty" jsonschema:"Default: next free index"`
 	DestinationSession *string `json:"destination_session,omitempty" jsonschema:"Exact name or id; default: its own"`
 	Socket
 }
@@ -277,9 +277,9 @@ type moveWindowIn struct {
 func moveWindow(ctx context.Context, c *Call, in *moveWindowIn) (tmux.Window, error) {
 	idx := ""
 	if in.DestinationIndex != nil {
-		n, ok := parseIndex(*in.DestinationIndex)
+		n, ok := parseIndex(index(in.DestinationIndex))
 		if !ok {
-			return tmux.Window{}, fail("Pass a window index as plain digits, such as \"3\", or omit destination_index for the next free index.", "destination_index %q is not a window index", truncate(*in.DestinationIndex, 40))
+			return tmux.Window{}, fail("Pass a window index as plain digits, such as \"3\", or omit destination_index for the next free index.", "destination_index %q is not a window index", truncate(index(in.DestinationIndex), 40))
 		}
 		idx = strconv.Itoa(n)
 	}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+)
+
+// callText runs a tool in-process and returns its text and whether it failed.
+func callText(t *testing.T, srv *Server, tool, args string) (string, bool) {
+	t.Helper()
+	res, err := srv.Call(context.Background(), tool, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+// A window index is taken as results give it (a number) and as libtmux's servers take it (a
+// string); a window's name passed as its index is refused with the index and id to pass.
+func TestWindowIndexForms(t *testing.T) {
+	srv, tmx, _ := newTestServer(t, policy.Mutating)
+	win := strings.TrimSpace(tmx.Tmux("new-window", "-d", "-t", "s:", "-n", "editor", "-P", "-F", "#{window_id} #{window_index}"))
+	id, idx, _ := strings.Cut(win, " ")
+	for _, arg := range []string{idx, `"` + idx + `"`} {
+		text, failed := callText(t, srv, "get_window_info", `{"session_name":"s","window_index":`+arg+`}`)
+		if failed || !strings.Contains(text, `"window_id":"`+id+`"`) {
+			t.Errorf("window_index %s: want window %s, got %s", arg, id, text)
+		}
+	}
+	text, failed := callText(t, srv, "get_window_info", `{"session_name":"s","window_index":"editor"}`)
+	if !failed || !strings.Contains(text, "window's name") || !strings.Contains(text, "window_index "+idx) || !strings.Contains(text, id) {
+		t.Errorf("window_index of a name: want the index and id to pass, got %s", text)
+	}
+	for _, arg := range []string{`1.5`, `-1`, `true`} {
+		text, failed := callText(t, srv, "get_window_info", `{"session_name":"s","window_index":`+arg+`}`)
+		if !failed || !strings.Contains(text, "window_index") {
+			t.Errorf("window_index %s: want a refusal naming window_index, got %s", arg, text)
+		}
+	}
+	text, failed = callText(t, srv, "move_window", `{"window_id":"`+id+`","destination_index":7}`)
+	if failed || !strings.Contains(text, `"window_index":7`) {
+		t.Errorf("destination_index 7: %s", text)
+	}
+}
+
+// A tool the server does not offer is explained over MCP: the setting that offers a tool of
+// the catalogue, the name meant by a misspelled one; the code stays Invalid params.
+func TestUnknownToolExplained(t *testing.T) {
+	srv, _, _ := newTestServer(t, policy.Mutating)
+	cs := mcpSession(t, srv)
+	for tool, want := range map[string]string{
+		"kill_server":  "--safety destructive",
+		"list_session": "Did you mean list_sessions?",
+		"no_such_tool": "Offered at tier mutating: ",
+	} {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want an error saying %q, got %v", tool, want, err)
+		}
+	}
+}
