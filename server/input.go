@@ -146,9 +146,16 @@ func (s keysSend) interruptOnly() bool {
 	return true
 }
 
-// ops builds what is sent (one command list: one instant), the echo inputs and a
-// description of it, e.g. `keys Escape + text ":q!" + keys Enter`.
-func (s keysSend) ops(pane string) ([]tmux.Op, []echo.Input, string) {
+// escapeGap is the pause after an Escape whose next text starts with O or [: sent together,
+// a program reads ESC O A as the Up key's own sequence (vim's "Escape OAbove" would move up and
+// type "bove"). Programs wait this long at most for the rest of a sequence by default
+// (readline's keyseq-timeout, tmux's escape-time; vim 100 ms, zsh 400 ms).
+const escapeGap = 500 * time.Millisecond
+
+// ops builds what is sent, the echo inputs and a description of it, e.g. `keys Escape + text
+// ":q!" + keys Enter`: one command list (one instant) per group, groups escapeGap apart.
+func (s keysSend) ops(pane string) ([][]tmux.Op, []echo.Input, string) {
+	var groups [][]tmux.Op
 	var ops []tmux.Op
 	var typed []echo.Input
 	var desc []string
@@ -169,6 +176,9 @@ func (s keysSend) ops(pane string) ([]tmux.Op, []echo.Input, string) {
 		if s.suppress && i == 0 {
 			text = " " + text
 		}
+		if i > 0 && parts[i-1].Key == "Escape" && (strings.HasPrefix(text, "O") || strings.HasPrefix(text, "[")) {
+			groups, ops = append(groups, ops), nil
+		}
 		ops = append(ops, &tmux.SendText{Pane: pane, Text: text})
 		typed = append(typed, echo.Input{Text: text})
 		desc = append(desc, fmt.Sprintf("text %q", truncate(text, 80)))
@@ -178,13 +188,13 @@ func (s keysSend) ops(pane string) ([]tmux.Op, []echo.Input, string) {
 		typed = append(typed, echo.Input{Key: "Enter"})
 		desc = append(desc, "Enter")
 	}
-	return ops, typed, strings.Join(desc, " + ")
+	return append(groups, ops), typed, strings.Join(desc, " + ")
 }
 
 // sendTo checks the guards and sends s to the resolved pane; it returns what was sent and a
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
-	ops, typed, desc := s.ops(t.pane.PaneID)
+	groups, typed, desc := s.ops(t.pane.PaneID)
 	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, s.plan.Text(), func() error {
 		id, err := t.ts.Identity(ctx)
 		if err != nil {
@@ -192,10 +202,21 @@ func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (d
 		}
 		// Recorded before sending: the echo may come back before Exec returns.
 		c.srv.state.echo.Typed(paneKey{Daemon: id, Pane: t.pane.PaneID}, typed, time.Now())
-		if len(ops) > 0 {
-			err = t.ts.Batch(ctx, ops...)
+		for i, g := range groups {
+			if i > 0 {
+				select {
+				case <-time.After(escapeGap):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			if len(g) > 0 {
+				if err := t.ts.Batch(ctx, g...); err != nil {
+					return err
+				}
+			}
 		}
-		return err
+		return nil
 	})
 	return desc, cur, err
 }
@@ -216,6 +237,7 @@ type sendKeysOut struct {
 	PaneID string `json:"pane_id"`
 	Sent   string `json:"sent" jsonschema:"what was sent, e.g. text \"ls\" + Enter, or keys C-c"`
 	Cursor string `json:"cursor" jsonschema:"taken before the first key: wait_for_text (or capture_since) with it sees everything the pane printed after the input"`
+	InMode bool   `json:"in_mode,omitempty" jsonschema:"the pane was in copy mode: the keys drove tmux's copy mode, not its program (exit_copy_mode first to type into the program)"`
 }
 
 func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error) {
@@ -231,7 +253,7 @@ func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error)
 	if err != nil {
 		return sendKeysOut{}, err
 	}
-	return sendKeysOut{PaneID: t.pane.PaneID, Sent: desc, Cursor: cur}, nil
+	return sendKeysOut{PaneID: t.pane.PaneID, Sent: desc, Cursor: cur, InMode: t.pane.PaneInMode}, nil
 }
 
 // ---- send_keys_batch

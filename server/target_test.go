@@ -64,3 +64,36 @@ func TestUnknownToolExplained(t *testing.T) {
 		}
 	}
 }
+
+// An agent's keys into a pane in copy mode: the result says the keys drove copy mode, and a
+// key whose binding opens a prompt (g: goto line) leaves the server answering.
+func TestSendKeysInCopyMode(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	if text, failed := callText(t, srv, "enter_copy_mode", `{"pane_id":"`+pane+`","scroll_up":10}`); failed {
+		t.Fatal(text)
+	}
+	text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"g","enter":false}`)
+	if failed || !strings.Contains(text, `"in_mode":true`) {
+		t.Fatalf("send_keys into copy mode: %s", text)
+	}
+	if text, failed := callText(t, srv, "list_sessions", `{}`); failed {
+		t.Fatalf("after copy mode's g: %s", text)
+	}
+}
+
+// An Escape followed by text starting with O (vim's "open a line above") reaches the program as
+// two reads, not as ESC O A, which a program takes for the Up key.
+func TestEscapeBeforeO(t *testing.T) {
+	srv, tmx, pane := newTestServer(t, policy.Mutating)
+	// A program that reports whether the byte after ESC came within 0.2 s (a sequence).
+	tmx.Tmux("respawn-pane", "-k", "-t", pane, `bash -c 'stty raw -echo; echo ready; IFS= read -rsn1 a; if IFS= read -rsn1 -t 0.2 b; then echo together; else echo apart; fi; sleep 60'`)
+	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "ready") })
+	text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"Escape OAbove","enter":false}`)
+	if failed {
+		t.Fatal(text)
+	}
+	screen := tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "together") || strings.Contains(s, "apart") })
+	if !strings.Contains(screen, "apart") {
+		t.Fatalf("Escape and O reached the program together:\n%s", screen)
+	}
+}

@@ -298,6 +298,7 @@ func (s *Server) commandClient(ctx context.Context) (*client, error) {
 		return nil, err
 	}
 	s.connErr = nil
+	holdPrompt(ctx, cc)
 	if s.ident != (Identity{}) && s.ident != cc.ident && s.hub != nil && s.hubIdent != cc.ident {
 		// A new daemon: every stream of the old one is void. (Streams the hub already opened
 		// on the new daemon, while commands went through spawned processes, stay.)
@@ -307,6 +308,18 @@ func (s *Server) commandClient(ctx context.Context) (*client, error) {
 	s.ident = cc.ident
 	s.cc = cc
 	return cc, nil
+}
+
+// holdPrompt opens a prompt on the command client that nothing ever answers. Keys sent to a
+// pane in copy mode run the mode's key bindings on behalf of the client that sent them, and
+// several default ones (copy mode's g, /, ?, :, f, t) run command-prompt, which since tmux 3.3
+// holds the client's command queue until its prompt is answered: no control client can answer
+// one, so every later request on the connection would wait for good. command-prompt returns at
+// once on a client that already shows a prompt. Best effort: tmux before 3.3 has no -b (and no
+// wait); a binding that replaces the prompt (confirm-before) is what Server.run's drop of a
+// client silent for a whole timeout is for.
+func holdPrompt(ctx context.Context, cc *client) {
+	cc.conn.Do(ctx, []string{"command-prompt", "-b", "-p", "", ""})
 }
 
 func (s *Server) dropClient(cc *client) {

@@ -247,6 +247,7 @@ func (s *Server) run(ctx context.Context, cmds [][]string, mutation bool) ([][]s
 		if err != nil {
 			return nil, err
 		}
+		sent := time.Now()
 		out, err := s.send(ctx, cc, cmds, mutation)
 		if err == nil {
 			return out, nil
@@ -267,6 +268,11 @@ func (s *Server) run(ctx context.Context, cmds [][]string, mutation bool) ([][]s
 			}
 			return nil, fmt.Errorf("tmux connection lost during %s (it may or may not have run): %w", cmds[0][0], err)
 		case ctx.Err() != nil:
+			if time.Since(sent) >= s.cfg.Timeout {
+				// Silent a whole timeout: tmux is stopped, or this client's queue is held (a
+				// key binding's prompt, see holdPrompt). A new client is not held by it.
+				s.dropClient(cc)
+			}
 			return nil, s.timeoutError(ctx, cmds)
 		default:
 			return nil, err

@@ -11,7 +11,7 @@ import (
 // as their own blocks (if-shell, source-file, run-shell -C: the extra blocks
 // cannot be told apart from the replies to later requests) and commands that
 // wait for an interactive answer on the control client itself
-// (confirm-before, command-prompt, display-menu, display-popup: they stall
+// (confirm-before, command-prompt without -b, display-menu, display-popup: they stall
 // every later request). Run them through a spawned tmux process instead.
 var ErrUnsupported = errors.New("tmux command not supported over a control connection")
 
@@ -170,29 +170,32 @@ func checkSupported(cmds [][]string) error {
 		if full == "" {
 			continue
 		}
+		if full == "command-prompt" && hasFlag(argv[1:], 'b', "IptT") {
+			continue // -b: the prompt is left open; nothing waits for it (see tmux.holdPrompt)
+		}
 		if why, bad := unsupported[full]; bad {
 			return fmt.Errorf("%w: command %d %s %s", ErrUnsupported, i, full, why)
 		}
-		if full == "run-shell" && runShellHasC(argv[1:]) {
+		if full == "run-shell" && hasFlag(argv[1:], 'C', "dt") {
 			return fmt.Errorf("%w: command %d run-shell -C runs nested commands", ErrUnsupported, i)
 		}
 	}
 	return nil
 }
 
-// runShellHasC reports whether run-shell's flags (getopt "bd:Ct:") include
-// -C.
-func runShellHasC(args []string) bool {
+// hasFlag reports whether a command's flags include flag; valued holds the flags that take a
+// value (getopt's "x:"), whose value may be the rest of the word or the next one.
+func hasFlag(args []string, flag byte, valued string) bool {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if w == "--" || len(w) < 2 || w[0] != '-' {
 			return false
 		}
 		for j := 1; j < len(w); j++ {
-			switch w[j] {
-			case 'C':
+			switch {
+			case w[j] == flag:
 				return true
-			case 'd', 't':
+			case strings.IndexByte(valued, w[j]) >= 0:
 				if j == len(w)-1 {
 					i++ // the value is the next word
 				}

@@ -76,6 +76,10 @@ func TestCheckSupported(t *testing.T) {
 		{[]string{"source-f", "/dev/null"}, false},
 		{[]string{"confirm", "x"}, false},
 		{[]string{"command-prompt"}, false},
+		{[]string{"command-prompt", "-b", "-p", "", ""}, true}, // -b: nothing waits for it
+		{[]string{"command-prompt", "-1b", "x"}, true},
+		{[]string{"command-prompt", "-p", "-b", "x"}, false}, // -b is the prompt
+		{[]string{"command-prompt", "-pb", "x"}, false},
 		{[]string{"menu"}, false},
 		{[]string{"popup"}, false},
 		{[]string{"display-p", "x"}, true}, // ambiguous (display-panes, display-popup): tmux refuses

@@ -30,7 +30,7 @@ import (
 //     the words between keys are typed as text, their inner spaces kept ("Escape :q! Enter" is
 //     Escape, the text ":q!", Enter). A look-alike among them is refused as in 2.
 //  4. Else the whole string, whitespace included, is literal text (send-keys -l), so
-//     "echo Enter" types those ten characters and "docker compose up" is text.
+//     "echo enter" types those ten characters and "docker compose up" is text.
 //
 // literal=true types anything as text.
 
