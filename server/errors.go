@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
@@ -19,6 +20,15 @@ func fail(h, format string, args ...any) error { return hint.New(h, format, args
 
 // truncate cuts a value the client sent to n bytes for quoting in a message.
 func truncate(s string, n int) string { return hint.Truncate(s, n) }
+
+// forTool words err for a tool whose arguments describe's hints would get wrong: no tmux
+// server, for a tool that takes no socket_name (run_shell_command's seeded arguments).
+func forTool(t *Tool, err error) error {
+	if errors.Is(err, tmux.ErrServerNotRunning) && !slices.Contains(t.args, "socket_name") {
+		return &toolError{Msg: err.Error(), Hint: t.Name + " takes no socket_name: it runs on the server's default socket (--socket-name, LIBTMUX_SOCKET). Start a tmux server there with create_session, or call run_command, which takes socket_name."}
+	}
+	return err
+}
 
 // describe turns an engine error into a message and a hint.
 func describe(err error) *toolError {

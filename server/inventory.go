@@ -176,8 +176,7 @@ func listSessions(ctx context.Context, c *Call, in *listIn) (listSessionsOut, er
 	}
 	snap, err := ts.Snapshot(ctx, tmux.WithSessions|tmux.WithClients)
 	if err != nil {
-		if errors.Is(err, tmux.ErrServerNotRunning) && in.SocketName == nil {
-			// The default server simply has no sessions yet; a named socket must exist.
+		if c.emptyWithoutServer(err, in.SocketName) {
 			return listSessionsOut{Sessions: []tmux.Session{}}, nil
 		}
 		return listSessionsOut{}, err
@@ -287,6 +286,9 @@ func listWindows(ctx context.Context, c *Call, in *listWindowsIn) (listWindowsOu
 	}
 	_, snap, err := c.snapshot(ctx, in.SocketName)
 	if err != nil {
+		if in.SessionID == nil && in.SessionName == nil && c.emptyWithoutServer(err, in.SocketName) {
+			return listWindowsOut{Windows: []tmux.Window{}}, nil
+		}
 		return listWindowsOut{}, err
 	}
 	windows := snap.Windows
@@ -551,9 +553,28 @@ func (c *Call) panesOf(ctx context.Context, in *listPanesIn, brief bool) (*tmux.
 	// which this read prints once; the server gone, which this one says).
 	snap, err := ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients)
 	if err != nil {
+		if c.emptyWithoutServer(err, in.SocketName) {
+			return ts, &tmux.Snapshot{}, []tmux.Pane{}, nil
+		}
 		return nil, nil, nil, err
 	}
 	return ts, snap, snap.Panes, nil
+}
+
+// emptyWithoutServer reports whether err says the default tmux server is not running (no
+// socket_name, or the default's own name): a list of everything on it is then empty, as on a
+// machine where nothing was started yet. A named socket without a server is refused instead:
+// a mistyped name must not read as "nothing there".
+func (c *Call) emptyWithoutServer(err error, sock *string) bool {
+	if !errors.Is(err, tmux.ErrServerNotRunning) {
+		return false
+	}
+	if sock == nil {
+		return true
+	}
+	named, err1 := c.tmuxFor(sock)
+	def, err2 := c.tmuxFor(nil)
+	return err1 == nil && err2 == nil && named.SocketPath() == def.SocketPath()
 }
 
 // ---- get_window_info

@@ -216,6 +216,65 @@ func candidates(list []string) string {
 	return strings.Join(list, ", ") + more
 }
 
+// agreesPane refuses a target whose other arguments name another place than pane_id's pane.
+// The most specific argument wins, but acting there when the caller said otherwise would
+// act on a pane it did not mean: an id kept from before a restart of tmux, a session renamed.
+func agreesPane(snap *tmux.Snapshot, p tmux.Pane, t PaneTarget) error {
+	if t.PaneID == nil {
+		return nil
+	}
+	what := "pane " + p.PaneID
+	if t.WindowID != nil && *t.WindowID != p.WindowID {
+		return fail("Pass pane_id alone, or the window_id it is in (list_panes shows where each pane is).", "%s is in window %s, not in window_id %s", what, p.WindowID, *t.WindowID)
+	}
+	return agreesSession(links(snap, p.WindowID, p.SessionID, p.SessionName, -1), t.SessionTarget, nil, what)
+}
+
+// agreesWindow is agreesPane for window_id's window: session_id, session_name and
+// window_index must name one of its places (a window linked into several sessions has one
+// index in each).
+func agreesWindow(snap *tmux.Snapshot, w tmux.Window, t WindowTarget) error {
+	if t.WindowID == nil {
+		return nil
+	}
+	return agreesSession(links(snap, w.WindowID, w.SessionID, w.SessionName, w.WindowIndex), t.SessionTarget, t.WindowIndex, "window "+w.WindowID)
+}
+
+// links lists where a window is (session and index), from the snapshot's windows when it
+// holds them, else from the one record read.
+func links(snap *tmux.Snapshot, windowID, sessionID, sessionName string, index int) []tmux.Window {
+	var out []tmux.Window
+	for _, w := range snap.Windows {
+		if w.WindowID == windowID {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, tmux.Window{WindowID: windowID, SessionID: sessionID, SessionName: sessionName, WindowIndex: index})
+	}
+	return out
+}
+
+// agreesSession checks the session arguments (and a window index) against a window's places.
+func agreesSession(places []tmux.Window, t SessionTarget, idx *Index, what string) error {
+	for _, w := range places {
+		if (t.SessionID == nil || *t.SessionID == w.SessionID) && (t.SessionName == nil || *t.SessionName == w.SessionName) &&
+			(idx == nil || w.WindowIndex < 0 || string(*idx) == strconv.Itoa(w.WindowIndex)) {
+			return nil
+		}
+	}
+	if t.SessionID == nil && t.SessionName == nil && idx == nil {
+		return nil
+	}
+	w := places[0]
+	where := fmt.Sprintf("session %s (%s)", w.SessionName, w.SessionID)
+	if idx != nil && w.WindowIndex >= 0 {
+		where += fmt.Sprintf(" at index %d", w.WindowIndex)
+	}
+	return fail("Pass the id alone (it names one place), or arguments that agree with it (list_panes shows where each pane is).",
+		"%s is in %s, not where session_id, session_name or window_index say", what, where)
+}
+
 func findWindow(snap *tmux.Snapshot, id string) (tmux.Window, bool) {
 	for _, w := range snap.Windows {
 		if w.WindowID == id {
@@ -258,7 +317,7 @@ func resolveWindowIn(snap *tmux.Snapshot, t WindowTarget) (tmux.Window, error) {
 	}
 	if t.WindowID != nil {
 		if w, ok := findWindow(snap, *t.WindowID); ok {
-			return w, nil
+			return w, agreesWindow(snap, w, t)
 		}
 		return tmux.Window{}, fail("Windows: "+windowCandidates(snap, "")+".", "no window has id %s", *t.WindowID)
 	}
@@ -296,7 +355,7 @@ func resolvePaneIn(snap *tmux.Snapshot, t PaneTarget) (tmux.Pane, error) {
 	case t.PaneID != nil:
 		id = *t.PaneID
 		if p, ok := snap.Pane(id); ok {
-			return p, nil
+			return p, agreesPane(snap, p, t)
 		}
 		return tmux.Pane{}, fail("Panes: "+paneCandidates(snap)+".", "no pane has id %s", id)
 	case t.WindowID != nil:
@@ -396,6 +455,11 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 		id = snap.Windows[0].ActivePaneID
 	}
 	p, ok := snap.Pane(id)
+	if ok {
+		if err := agreesPane(snap, p, t); err != nil {
+			return nil, err
+		}
+	}
 	if r&idOnly != 0 {
 		p, ok = tmux.Pane{PaneID: id}, true
 	}
@@ -474,6 +538,9 @@ func (c *Call) windowAlone(ctx context.Context, ts *tmux.Server, t WindowTarget,
 	}
 	if !ok {
 		return nil, nil // no such window: the whole topology names the candidates
+	}
+	if err := agreesWindow(snap, w, t); err != nil {
+		return nil, err
 	}
 	if sessions != nil {
 		snap.Sessions, snap.Parts = sessions.Sessions, snap.Parts|tmux.WithSessions

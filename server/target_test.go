@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +97,81 @@ func TestEscapeBeforeO(t *testing.T) {
 	screen := tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "together") || strings.Contains(s, "apart") })
 	if !strings.Contains(screen, "apart") {
 		t.Fatalf("Escape and O reached the program together:\n%s", screen)
+	}
+}
+
+// With no tmux server, run_shell_command (no socket_name among its seeded arguments) is not
+// told to pass socket_name.
+func TestNoServerHintWithoutSocketName(t *testing.T) {
+	srv, err := New(Options{SocketPath: filepath.Join(t.TempDir(), "none"), Env: []string{"PATH=" + os.Getenv("PATH")}, Safety: policy.Mutating})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"%0","command":"true"}`)
+	if !failed || !strings.Contains(text, "takes no socket_name") || !strings.Contains(text, "run_command") {
+		t.Errorf("run_shell_command without a server: %s", text)
+	}
+	text, _ = callText(t, srv, "run_command", `{"pane_id":"%0","command":"true"}`)
+	if !strings.Contains(text, "pass the socket_name") {
+		t.Errorf("run_command without a server: %s", text)
+	}
+}
+
+// With no tmux server on the default socket, every list of everything on it is empty, whether
+// the socket is named by socket_name or left out; another name without a server is refused.
+func TestListsWithoutServer(t *testing.T) {
+	env := []string{"PATH=" + os.Getenv("PATH"), "TMUX_TMPDIR=" + t.TempDir()}
+	srv, err := New(Options{SocketName: "mine", Env: env, Safety: policy.Mutating})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	for _, c := range []struct{ tool, args, want string }{
+		{"list_sessions", `{}`, `{"sessions":[]}`},
+		{"list_sessions", `{"socket_name":"mine"}`, `{"sessions":[]}`},
+		{"list_windows", `{"socket_name":"mine"}`, `{"windows":[]}`},
+		{"list_panes", `{}`, ``},
+	} {
+		text, failed := callText(t, srv, c.tool, c.args)
+		if failed || !strings.Contains(text, c.want) {
+			t.Errorf("%s %s: want %s, got %s", c.tool, c.args, c.want, text)
+		}
+	}
+	for _, c := range []struct{ tool, args string }{
+		{"list_sessions", `{"socket_name":"other"}`},
+		{"list_windows", `{"session_name":"s"}`},
+	} {
+		if text, failed := callText(t, srv, c.tool, c.args); !failed {
+			t.Errorf("%s %s: want a refusal, got %s", c.tool, c.args, text)
+		}
+	}
+}
+
+// An id with arguments that name another place is refused, naming where the id is; arguments
+// that agree are taken.
+func TestTargetsAgree(t *testing.T) {
+	srv, tmx, pane := newTestServer(t, policy.Mutating)
+	_, other := tmx.NewSession("other")
+	win := strings.TrimSpace(tmx.Tmux("display", "-p", "-t", other, "#{window_id}"))
+	for _, c := range []struct {
+		tool, args string
+		ok         bool
+	}{
+		{"get_pane_info", `{"pane_id":"` + pane + `","session_name":"s"}`, true},
+		{"get_pane_info", `{"pane_id":"` + pane + `","session_name":"other"}`, false},
+		{"get_pane_info", `{"pane_id":"` + pane + `","session_name":"nope"}`, false},
+		{"get_pane_info", `{"pane_id":"` + pane + `","window_id":"` + win + `"}`, false},
+		{"get_window_info", `{"window_id":"` + win + `","window_index":0,"session_name":"other"}`, true},
+		{"get_window_info", `{"window_id":"` + win + `","window_index":"1"}`, false},
+		{"rename_window", `{"window_id":"` + win + `","session_name":"nope","new_name":"x"}`, false},
+	} {
+		text, failed := callText(t, srv, c.tool, c.args)
+		if failed == c.ok || !c.ok && !strings.Contains(text, "is in ") {
+			t.Errorf("%s %s: want ok=%v, got %s", c.tool, c.args, c.ok, text)
+		}
+	}
+	if name := tmx.Tmux("display", "-p", "-t", win, "#{window_name}"); name == "x" {
+		t.Error("rename_window renamed a window its arguments disagree about")
 	}
 }

@@ -406,7 +406,7 @@ func (c *Call) result(out any, err error) *mcp.CallToolResult {
 		return r // the call asked the user a question (Call.Elicit)
 	}
 	if err != nil {
-		return errorResult(c.Tool.Name, err)
+		return errorResult(c.Tool.Name, forTool(c.Tool, err))
 	}
 	var text string
 	if tx, ok := out.(texter); ok {

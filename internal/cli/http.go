@@ -18,7 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/wire"
 	"github.com/tmux-mcp/tmux-mcp/server"
@@ -213,12 +215,35 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer f.closing(id)
 		}
 	} else if r.Method == http.MethodPost {
+		if e := sessionless(body); e != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(e.Reply())
+			return
+		}
 		if !f.admit(w) {
 			return
 		}
 		defer f.admitted()
 	}
 	f.sdk.ServeHTTP(w, r)
+}
+
+// sessionless refuses a request of the session revisions (2025-11-25 and before) that has no
+// Mcp-Session-Id and does not start one: as MCP asks, a 400, with a JSON-RPC error that says
+// how to get a session. The go-sdk (v1.8.0) makes a session for it and answers, with HTTP 200,
+// an error of code 0 ("invalid during session initialization"). initialize, ping, notifications
+// and batches go on to the SDK.
+func sessionless(body []byte) *wire.Error {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.ID == nil || m.Method == "" || m.Method == "initialize" || m.Method == "ping" {
+		return nil
+	}
+	return &wire.Error{ID: m.ID, Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+		"Invalid Request: %s without an Mcp-Session-Id header: a session starts with initialize (send the Mcp-Session-Id of its reply with every later request), or send MCP-Protocol-Version: 2026-07-28 to call without a session", hint.Truncate(m.Method, 60))}
 }
 
 // metaVersionKey is the _meta key of the per-request protocol version (SEP-2575).

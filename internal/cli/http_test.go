@@ -317,6 +317,25 @@ func TestHTTPMalformedBody(t *testing.T) {
 	initSession(t, addr)
 }
 
+// A request of the session revisions without a session, other than initialize, gets a 400
+// with a JSON-RPC error (its id, Invalid Request) that says how to get one.
+func TestHTTPRequestWithoutSession(t *testing.T) {
+	addr := startHTTP(t, defaultLimits)
+	status, _, body := do(t, addr, req{body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}`})
+	var reply struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &reply); status != http.StatusBadRequest || err != nil || reply.Error.Code != -32600 ||
+		string(reply.ID) != "7" || !strings.Contains(reply.Error.Message, "initialize") {
+		t.Errorf("tools/call without a session: %d %s", status, body)
+	}
+	initSession(t, addr)
+}
+
 func TestHTTPSettings(t *testing.T) {
 	for _, c := range []struct {
 		env  []string
