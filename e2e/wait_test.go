@@ -31,6 +31,7 @@ type waitResult struct {
 	EffectiveTimeout float64  `json:"effective_timeout"`
 	Cursor           string   `json:"cursor"`
 	LinesMissed      bool     `json:"lines_missed"`
+	Note             string   `json:"note"`
 }
 
 // goWait runs wait_for_text in the background; the result arrives on the channel.
@@ -68,7 +69,7 @@ func TestWaitForTextOnlyNewOutput(t *testing.T) {
 	screenHas(c, pane, "OLD1TEXT")
 	var r waitResult
 	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{"old1text"}, "timeout": 0.5}, &r)
-	if r.Found || r.Outcome != "timeout" || !r.MatchedAtEntry || r.PaneID != pane || r.EffectiveTimeout != 0.5 || r.Cursor == "" {
+	if r.Found || r.Outcome != "timeout" || !r.MatchedAtEntry || r.PaneID != pane || r.EffectiveTimeout != 0.5 || r.Cursor == "" || !strings.Contains(r.Note, "capture_pane") {
 		t.Errorf("text on screen before the call: %+v", r)
 	}
 	if r.ElapsedSeconds < 0.5 || r.ElapsedSeconds > 2 {

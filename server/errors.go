@@ -56,9 +56,20 @@ func describe(err error) *toolError {
 	}
 	var ce *tmux.CommandError
 	if errors.As(err, &ce) {
+		for _, h := range tmuxHints {
+			if strings.Contains(ce.Message, h.says) {
+				return &toolError{Msg: msg, Hint: h.hint}
+			}
+		}
 		return &toolError{Msg: msg, Hint: "Check the arguments; tmux's message above says what it refused."}
 	}
 	return &toolError{Msg: msg}
+}
+
+// tmuxHints say what to do about refusals of tmux's whose message does not.
+var tmuxHints = []struct{ says, hint string }{
+	{"no space for new pane", "The pane is too small to split: split a larger pane, make room with resize_pane or select_layout (tiled, even-vertical), or use a new window (create_window)."},
+	{"pane too small", "The pane is too small for this: make room with resize_pane or select_layout, or use a new window (create_window)."},
 }
 
 // hostHint says what to do about a host that could not be used.

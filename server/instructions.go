@@ -13,7 +13,7 @@ const maxInstructions = 2048
 func (s *Server) instructions() string {
 	var b strings.Builder
 	b.WriteString("tmux hierarchy: server (socket_name) > session ($id) > window (@id) > pane (%id). Prefer ids over names; ids are stable, names and indexes are not.\n")
-	b.WriteString("Targets: the most specific argument wins (pane_id, then window_id or window_index, then session_id, then session_name; with none, the first session; others given with an id must agree with it), and a window or session stands for its active pane or window. socket_name picks the tmux server (tmux -L).\n")
+	b.WriteString("Targets: the most specific argument wins (pane_id, then window_id or window_index, then session_id, then session_name; with none, the session of lowest id; others given with an id must agree with it), and a window or session stands for its active pane or window. socket_name picks the tmux server (tmux -L).\n")
 	b.WriteString("Find: list_sessions, list_windows, list_panes (filters narrow them: {field[__op]: value}, ANDed; op: exact (default), iexact, [i]contains, [i]startswith, [i]endswith, in, nin (comma list), [i]regex), get_pane_info.\n")
 	if s.offers("run_shell_command") {
 		b.WriteString("Run a shell command and get its exit status and only its output: run_shell_command (or run_command). It frames the command; do not use send_keys + capture_pane for that. " +

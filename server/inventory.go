@@ -650,7 +650,7 @@ func checkShell(p *string, omit string) error {
 // parseSize reads split_window's size: a whole number of cells, or a percentage in the form
 // "50%" (digits with no sign, space or leading zero).
 func parseSize(v any) (string, error) {
-	bad := fail("Pass a percentage such as \"50%\" (1 to 100), or a whole number of cells such as 20 or \"20\" (1 to 10000).", "size got %s, which is not a percentage or a number of cells", describeValue(v))
+	bad := fail("Pass a percentage such as \"50%\" (1 to 99), or a whole number of cells such as 20 or \"20\" (1 to 10000).", "size got %s, which is not a percentage or a number of cells", describeValue(v))
 	switch x := v.(type) {
 	case nil:
 		return "", nil
@@ -662,7 +662,10 @@ func parseSize(v any) (string, error) {
 	case string:
 		num, pct := strings.CutSuffix(x, "%")
 		n, ok := parseIndex(num)
-		if !ok || n < 1 || (pct && n > 100) || n > 10000 {
+		if ok && pct && (n < 1 || n > 99) {
+			return "", fail("Pass a percentage from 1% to 99% of the pane (the rest stays with it), or a number of cells.", "size %q is not a share of the pane a split can give", truncate(x, 20))
+		}
+		if !ok || n < 1 || n > 10000 {
 			return "", bad
 		}
 		if pct {
@@ -692,6 +695,9 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 	if err != nil {
 		return PaneInfo{}, err
 	}
+	if err := roomFor(pane, str(in.Direction), size); err != nil {
+		return PaneInfo{}, err
+	}
 	l, err := c.integration(ctx, ts, in.ShellIntegration, in.Shell, env)
 	if err != nil {
 		return PaneInfo{}, err
@@ -706,6 +712,24 @@ func splitWindow(ctx context.Context, c *Call, in *splitWindowIn) (PaneInfo, err
 		return PaneInfo{}, fmt.Errorf("pane %s was made, but starting its shell with shell_integration failed: %w", op.PaneID, err)
 	}
 	return c.paneByID(ctx, ts, op.PaneID)
+}
+
+// roomFor refuses a size in cells that leaves the pane split no row or column of its own: tmux
+// clamps it silently, leaving a pane of one line that the next split cannot divide.
+func roomFor(p tmux.Pane, direction, size string) error {
+	n, err := strconv.Atoi(size)
+	if err != nil || n <= 0 {
+		return nil // a percentage, or tmux's default half
+	}
+	dim, unit := p.PaneHeight, "rows"
+	if direction == "left" || direction == "right" {
+		dim, unit = p.PaneWidth, "columns"
+	}
+	if most := dim - 2; n > most { // the new pane, a border, at least one line of the old
+		return fail(fmt.Sprintf("Pass a size of at most %d, a percentage such as \"30%%\", or split a larger pane.", max(most, 1)),
+			"size %d leaves no room: pane %s is %d %s", n, p.PaneID, dim, unit)
+	}
+	return nil
 }
 
 // paneOrActive resolves pane_id, else the active pane of the window target, in a snapshot of

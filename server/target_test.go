@@ -175,3 +175,22 @@ func TestTargetsAgree(t *testing.T) {
 		t.Error("rename_window renamed a window its arguments disagree about")
 	}
 }
+
+// split_window's size: more cells than the pane has are refused (tmux would leave a pane of one
+// line), a percentage over 99 too, each with what to pass.
+func TestSplitSizeRoom(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	for _, c := range []struct {
+		args, want string
+	}{
+		{`"size":1000`, "at most 22"},
+		{`"size":"150%"`, "1% to 99%"},
+		{`"size":30,"direction":"right"`, ""},
+		{`"size":"40%"`, ""},
+	} {
+		text, failed := callText(t, srv, "split_window", `{"pane_id":"`+pane+`",`+c.args+`}`)
+		if failed != (c.want != "") || !strings.Contains(text, c.want) {
+			t.Errorf("split_window %s: want %q, got %s", c.args, c.want, text)
+		}
+	}
+}

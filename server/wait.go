@@ -85,6 +85,7 @@ type waitForTextOut struct {
 	QuietMs          int      `json:"quiet_ms" jsonschema:"how long the pane had printed nothing when the wait ended, in milliseconds"`
 	StartedFrom      string   `json:"started_from" jsonschema:"call, cursor, last_input (this server's last input to the pane) or last_wait"`
 	LinesMissed      bool     `json:"lines_missed" jsonschema:"output may have been lost: the pane printed more than the stream buffer holds, or the cursor's stream was closed (the wait then started at the call); false normally"`
+	Note             string   `json:"note,omitempty" jsonschema:"what to do next when the outcome alone does not say"`
 }
 
 func waitForText(ctx context.Context, c *Call, in *waitForTextIn) (waitForTextOut, error) {
@@ -267,6 +268,10 @@ func (w *textWait) timedOut(ctx context.Context) (waitForTextOut, error) {
 	}
 	if paneDead(context.WithoutCancel(ctx), w.t.ts, w.t.pane.PaneID) {
 		w.out.Outcome = waitmatch.PaneDied
+	}
+	if w.out.Outcome == waitmatch.Timeout && w.out.MatchedAtEntry && !w.out.SawNewOutput {
+		w.out.Note = "A pattern was already on screen when the wait began, and wait_for_text waits for new output: " +
+			"read the screen with capture_pane, or pass the cursor send_keys returned to see output from before the wait."
 	}
 	return w.end()
 }
