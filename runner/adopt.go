@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
@@ -47,14 +49,25 @@ func (x *run) persist() []tmux.Op {
 // nothing ran). It leaves the name when this process is closing and the run's end was not
 // seen: its stream ended with the process (Close ends the tmux handles), not with the command,
 // which runs on for the next process to adopt.
-func (x *run) unpersist(res *Result) {
+//
+// It reports whether the pane's shell is gone: the pane (or its server) no longer exists, or
+// it is dead (read in the same command list: no round trip more), or, on this machine, its
+// process no longer exists. tmux marks a pane dead only once every holder of its terminal
+// closed it, and the run's own subshell still held it when it printed the end marker.
+func (x *run) unpersist(res *Result) (shellGone bool) {
 	if !x.persisted || x.outlives(res) {
-		return
+		return false
 	}
 	x.persisted = false
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	x.eng.Do(ctx, &tmux.UnsetPaneOption{Pane: x.req.pane.PaneID, Name: runOption})
+	st := &tmux.Screen{Pane: x.req.pane.PaneID}
+	err := x.eng.Batch(ctx, &tmux.UnsetPaneOption{Pane: x.req.pane.PaneID, Name: runOption}, st)
+	if err != nil {
+		return errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning)
+	}
+	pid := x.req.pane.PanePID
+	return st.Dead || x.ts != nil && x.ts.Local() && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 // outlives reports whether the run ends only for this process: the runner is closed, and

@@ -16,6 +16,7 @@ type fakeEngine struct {
 	screen tmux.Screen
 	rows   []string
 	fail   bool
+	err    error // when set, what every command list fails with
 	sent   []tmux.Op
 }
 
@@ -24,6 +25,9 @@ func (f *fakeEngine) Do(ctx context.Context, op tmux.Op) error { return f.Batch(
 func (f *fakeEngine) Batch(_ context.Context, ops ...tmux.Op) error {
 	if f.fail {
 		return errors.New("no server")
+	}
+	if f.err != nil {
+		return f.err
 	}
 	for _, op := range ops {
 		switch o := op.(type) {
@@ -120,5 +124,28 @@ func TestKeysFake(t *testing.T) {
 	txt, ok2 := f.sent[1].(*tmux.SendText)
 	if !ok || !ok2 || k.Pane != "%1" || !slices.Equal(k.Keys, []string{"End", "A", "C-u"}) || txt.Text != "echo hi" {
 		t.Fatalf("sent %#v %#v", f.sent[0], f.sent[1])
+	}
+}
+
+// TestUnpersistShellGone: removing a run's option also tells whether its pane's shell is
+// gone (the pane dead, or no longer there), in the same command list.
+func TestUnpersistShellGone(t *testing.T) {
+	for _, c := range []struct {
+		dead bool
+		err  error
+		gone bool
+	}{
+		{false, nil, false},
+		{true, nil, true},
+		{false, &tmux.CommandError{Command: []string{"set-option"}, Message: "no such pane: %1"}, true},
+		{false, tmux.ErrServerNotRunning, true},
+		{false, tmux.ErrTimeout, false},
+	} {
+		f := &fakeEngine{screen: tmux.Screen{Dead: c.dead}, err: c.err}
+		x := fakeRun(f)
+		x.r, x.persisted = &Runner{}, true
+		if got := x.unpersist(&Result{Outcome: Completed}); got != c.gone {
+			t.Errorf("dead %v, error %v: unpersist said shell gone %v", c.dead, c.err, got)
+		}
 	}
 }

@@ -93,6 +93,9 @@ type Result struct {
 	InputHidden     bool
 	// Shell is the shell the command was framed for.
 	Shell shellrun.Shell
+	// ShellEnded says the pane's shell ended with the command (kill -9 $$, a signal to the
+	// pane): the pane is gone, or dead under remain-on-exit. The exit status is the command's.
+	ShellEnded bool
 }
 
 // Runner runs framed commands. It owns a private directory (mode 0700, tmux.Server.MkdirTemp's) for
@@ -874,7 +877,9 @@ func (x *run) waitingForInput(res *Result) {
 // finish gives everything back: the stream, the script file and the pane's reservation; res
 // (nil when nothing ran) becomes the record's result.
 func (x *run) finish(res *Result) {
-	x.unpersist(res) // adopt.go
+	if x.unpersist(res) && res != nil && res.Outcome == Completed { // adopt.go
+		res.ShellEnded = true
+	}
 	x.f.Watch().Release()
 	x.remove(x.path)
 	x.r.reg.end(x.rec, res)

@@ -224,7 +224,12 @@ type runShellOut struct {
 	hint     string // what to do with it then
 	hidden   bool   // it waits for hidden input (a password)
 	gone     string // why the pane is gone, for pane_died (paneGone)
+	// shellEnded: the command ended its pane's shell (the seed's fields have no room for it).
+	shellEnded bool
 }
+
+// shellEndedNote says what a run that ended its pane's shell left.
+const shellEndedNote = "the command also ended the pane's shell (it killed it, or replaced it and exited): the pane is gone, or dead under remain-on-exit; run the next command in another pane, or respawn_pane this one"
 
 func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut, error) {
 	var ms int64
@@ -260,6 +265,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		hint:                   res.InputHint,
 		hidden:                 res.WaitingForInput && res.InputHidden,
 		gone:                   c.paneGone(p.PaneID),
+		shellEnded:             res.ShellEnded,
 	}, nil
 }
 
@@ -307,6 +313,9 @@ func (o runShellOut) Text() string {
 	switch runner.Outcome(o.Outcome) {
 	case runner.Completed:
 		fmt.Fprintf(&b, "[exit %d]", *o.ExitStatus)
+		if o.shellEnded {
+			b.WriteString("\n[" + shellEndedNote + "]")
+		}
 	case runner.TimedOut:
 		if o.waiting {
 			// Returned before its timeout: the command waits for a person.
@@ -346,6 +355,7 @@ type runCommandOut struct {
 	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
 	InputHint            string   `json:"input_hint,omitempty" jsonschema:"when waiting_for_input: what to do (how to answer, or the keys that leave a pager or an editor)"`
 	InputHidden          bool     `json:"input_hidden,omitempty" jsonschema:"it waits for hidden input (a password): use type_secret"`
+	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -421,6 +431,9 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 	}
 	if out.Output == nil {
 		out.Output = []string{}
+	}
+	if res.ShellEnded {
+		out.Note = shellEndedNote
 	}
 	return out
 }

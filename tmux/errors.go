@@ -44,7 +44,9 @@ func (e *CommandError) Error() string {
 func (e *CommandError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
-		return strings.Contains(e.Message, "can't find")
+		// set-option -p and a few others say "no such pane" where cmd-find says "can't find".
+		return strings.Contains(e.Message, "can't find") || strings.HasPrefix(e.Message, "no such pane") ||
+			strings.HasPrefix(e.Message, "no such window") || strings.HasPrefix(e.Message, "no such session")
 	case ErrServerNotRunning:
 		return isNoServer(e.Message)
 	}
