@@ -30,7 +30,8 @@
 // fish and mksh never record such a line, bash and zsh not when configured to
 // (HISTCONTROL=ignorespace, HIST_IGNORE_SPACE). zsh (without HIST_IGNORE_SPACE), ksh93 and
 // busybox ash offer no way to delete a history entry: there the typed line stays in the
-// history.
+// history. zsh's wrapper subshell runs with SAVEHIST=0: zsh saves the whole history to
+// $HISTFILE whenever a subshell of an interactive shell runs exit.
 //
 // # Definitions in the user's shell
 //

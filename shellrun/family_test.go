@@ -125,3 +125,36 @@ func TestNormalize(t *testing.T) {
 		t.Error("CR left")
 	}
 }
+
+// TestZshSubshellSavesNoHistory: zsh's wrapper sets SAVEHIST=0 in its subshell, before the
+// command runs and before anything could exit it, and never in the interactive shell (whose
+// saving stays the user's); no other shell needs it.
+func TestZshSubshellSavesNoHistory(t *testing.T) {
+	const guard = "[[ ${parameters[SAVEHIST]-} = *readonly* ]] || SAVEHIST=0"
+	id := NewID()
+	for _, cmd := range []string{"echo single", "trap 'echo nested' EXIT"} {
+		script, err := Script(Zsh, id, cmd, "/tmp/s", Options{History: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The script's subshell opens on a line of its own; the inline line is all one
+		// subshell, whose first statements only save and set options.
+		if strings.Count(script, "SAVEHIST") != 2 || !strings.Contains(script, "\n(\n"+guard+"\n") {
+			t.Errorf("Script(zsh, %q): the subshell does not begin with %s:\n%s", cmd, guard, script)
+		}
+		inline, err := Inline(Zsh, id, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(inline, " ( ") || strings.Count(inline, "SAVEHIST") != 2 || !strings.Contains(inline, "; else "+guard+"; ") {
+			t.Errorf("Inline(zsh, %q): %s is not where the subshell's work begins:\n%s", cmd, guard, inline)
+		}
+	}
+	for _, sh := range []Shell{Sh, Bash, Dash, Ash, Ksh, Mksh, FishShell} {
+		script, _ := Script(sh, id, "true", "/tmp/s", Options{})
+		inline, _ := Inline(sh, id, "true")
+		if strings.Contains(script+inline, "SAVEHIST") {
+			t.Errorf("%v: the wrapper sets SAVEHIST", sh)
+		}
+	}
+}

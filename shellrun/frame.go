@@ -233,6 +233,19 @@ func (f posixFrame) subshellStart() []string {
 	return s
 }
 
+// histSaveOff (zsh) keeps the wrapper's subshell, and every subshell of the command, from
+// saving the interactive shell's history to $HISTFILE: zsh saves it whenever a subshell of an
+// interactive shell runs exit (appending every line read since the shell last saved, the
+// typed line and the user's own lines again), before an EXIT trap could stop it. SAVEHIST=0
+// stops it and leaves $HISTFILE to the command (which may read the file); a read-only SAVEHIST
+// is left alone, as assigning it would end the subshell before its markers.
+func (f posixFrame) histSaveOff() []string {
+	if !f.d.zsh {
+		return nil
+	}
+	return []string{"[[ ${parameters[SAVEHIST]-} = *readonly* ]] || SAVEHIST=0"}
+}
+
 // singleFrame runs the command in the wrapper's own subshell: one fork. An EXIT trap prints
 // the end marker however the subshell ends (the command ends, exit N, a set -e failure, the
 // INT trap's exit 130) and ends it with the command's status (0 when the interactive shell
@@ -252,6 +265,7 @@ func (f posixFrame) singleFrame() []string {
 	}
 	s := []string{"("}
 	s = append(s, f.subshellStart()...)
+	s = append(s, f.histSaveOff()...)
 	s = append(s,
 		f.errexitCase(trapExit("0"), trapExit(`"$`+varStatus+`"`)),
 		f.d.sp("trap")+" "+posixQuote(f.d.sp("exit")+" 130")+" INT",
@@ -276,6 +290,7 @@ func (f posixFrame) aliasesBack() []string {
 func (f posixFrame) nestedFrame() []string {
 	s := []string{"("}
 	s = append(s, f.subshellStart()...)
+	s = append(s, f.histSaveOff()...)
 	s = append(s, f.d.sp("trap")+" '__tmx_i=1' INT", f.startPrintf())
 	s = append(s, f.aliasesBack()...)
 	s = append(s, "(", f.evalStmt(), ")", varStatus+"=$?")

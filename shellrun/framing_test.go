@@ -116,6 +116,12 @@ var framingCases = []framingCase{
 		prelude: map[string]string{"zsh": "setopt rcquotes"}},
 	{name: "noglob-ifs", cmd: "echo *", only: posixOnly, status: 0, body: "*",
 		prelude: map[string]string{"posix": "set -f; IFS=0123456789", "zsh": "setopt noglob; IFS=0123456789"}},
+	// zsh's subshell turns off saving history with SAVEHIST=0, not by unsetting HISTFILE, which
+	// the command may read; a read-only SAVEHIST is left alone.
+	{name: "histfile", cmd: `echo "$HISTFILE"`, only: posixOnly, status: 0, body: "/nonexistent/h",
+		prelude: map[string]string{"posix": "HISTFILE=/nonexistent/h"}},
+	{name: "savehist-readonly", cmd: "echo ok", only: posixOnly, status: 0, body: "ok",
+		prelude: map[string]string{"zsh": "typeset -r SAVEHIST=100"}},
 	{name: "long", cmd: strings.Repeat("echo 0123456789abcdef\n", 2000) + "exit 9", status: 9, body: strings.TrimSuffix(strings.Repeat("0123456789abcdef\n", 2000), "\n")},
 }
 

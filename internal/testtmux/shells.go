@@ -55,6 +55,14 @@ func (s Setup) With(config string, lines ...string) Setup {
 	return s
 }
 
+// WithRC returns s named config, started by argv, with a start-up file rc (HOME-relative)
+// that holds only lines, in place of its fixtures.
+func (s Setup) WithRC(config string, argv []string, rc string, lines ...string) Setup {
+	s.Config, s.Argv, s.rc = config, argv, rc
+	s.files, s.extra = map[string]string{rc: ""}, append([]string{}, lines...)
+	return s
+}
+
 // Require skips t when the pane's program or the shell itself is not installed (a shell
 // started through sh -c needs both).
 func (s Setup) Require(t testing.TB) {
