@@ -245,3 +245,42 @@ func TestEngineNestedAndNarrow(t *testing.T) {
 		})
 	}
 }
+
+// TestEngineViCommandMode: with text left on the command line and the vi line editor in
+// command mode (Escape pressed), a run in fish (TERM=xterm-256color, see testtmux's vi set-up)
+// and mksh clears the text and runs at the first attempt, leaving nothing of the typed line or
+// the text on the screen. (ksh93 is left out: with keys in a burst it skips redrawing the
+// line, so the cleared text stays drawn, though it is not run.)
+func TestEngineViCommandMode(t *testing.T) {
+	testtmux.Require(t)
+	tmx := testtmux.New(t)
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	t.Cleanup(ts.Close)
+	r := New()
+	t.Cleanup(r.Close)
+	for _, sh := range []string{"fish", "mksh"} {
+		su := testtmux.Config(sh, "vi")
+		t.Run(sh, func(t *testing.T) {
+			su.Require(t)
+			t.Parallel()
+			p := tmx.StartShell(t, su)
+			defer p.Kill()
+			p.S.Tmux("send-keys", "-t", p.ID, "-l", "echo half-typed")
+			p.WaitState("the pending text", func(_, before string) bool { return strings.HasSuffix(before, "half-typed") })
+			p.Keys("Escape")
+			if su.ViIndicator != nil {
+				p.WaitState("vi command mode", func(screen, _ string) bool { return su.ViIndicator.MatchString(screen) })
+			} else {
+				time.Sleep(time.Second) // mksh's escape timeout; nothing shows the mode
+			}
+			res, err := engineRun(t, r, ts, p, "echo after-escape", 20*time.Second)
+			screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID)
+			if err != nil || res.Outcome != Completed || res.Output != "after-escape" {
+				t.Fatalf("%+v %v; screen:\n%s", res, err, screen)
+			}
+			if strings.Contains(screen, "tmux-mcp-") || strings.Contains(screen, "half-typed") {
+				t.Errorf("the screen shows the typed line or the cleared text:\n%s", screen)
+			}
+		})
+	}
+}

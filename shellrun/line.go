@@ -26,11 +26,12 @@ func Line(sh Shell, path string) string {
 // zshLineHead is how zsh's typed line begins, after its leading space (see zshHistHook).
 const zshLineHead = `{ if (( ${+functions[.]} )); then \builtin \. `
 
-// ClearKeys returns the tmux key names (for send-keys, before the typed line, in the same
-// command) that empty sh's command line, so that text left on it (typed by send_keys without
-// Enter, or by a person) is never run with the line. They are chosen per shell to work in its
-// emacs and vi insert modes wherever the cursor is, without ringing the bell on an empty line;
-// where they cannot (vi command mode), the typed line is not echoed as typed, which the caller
+// ClearKeys returns the keys (for send-keys, before the typed line, in the same command: tmux
+// key names, or text tmux types as it is) that empty sh's command line, so that text left on
+// it (typed by send_keys without Enter, or by a person) is never run with the line. They are
+// chosen per shell to work in its emacs and vi insert modes wherever the cursor is (bash's,
+// ash's and fish's in vi command mode too), without ringing the bell on an empty line; where
+// they cannot (vi command mode), the typed line is not echoed as typed, which the caller
 // checks before it presses Enter.
 //
 // Again is for the second attempt, after C-c: for ksh93 and mksh the keys then also leave vi
@@ -45,18 +46,32 @@ func ClearKeys(sh Shell, again bool) [][]string {
 		if again {
 			return [][]string{{"Escape"}, {"S", "C-u"}}
 		}
+		if sh == Mksh {
+			// "A" appends in vi command mode, where mksh's kill (C-u) then empties the whole
+			// line, as it does in emacs and insert mode with the "A" typed. Not ksh93: there
+			// it kills only what was typed since insert mode began.
+			return [][]string{{"A", "C-u"}}
+		}
 	case Bash, Ash:
 		// readline and busybox: to the end, then kill to the start; "A" appends in vi
 		// command mode and is itself killed in emacs and insert mode.
 		return [][]string{{"End", "A", "C-u"}}
 	case FishShell:
-		// End, not C-e: fish's vi insert mode does not bind C-e.
-		return [][]string{{"End", "C-u"}}
+		// As for bash, with fishEnd for End; "A" also leaves vi normal mode (where fish's
+		// C-c would leave the cancelled line drawn above a new prompt).
+		return [][]string{{fishEnd, "A", "C-u"}}
 	}
 	// zsh (kill-whole-line), ksh93 and mksh (kill line), dash (the terminal's kill
 	// character in canonical mode).
 	return [][]string{{"C-u"}}
 }
+
+// fishEnd moves fish's cursor to the end of the line in every mode, emacs and vi, whatever the
+// terminal: fish binds it itself (ESC [ F), whereas it knows the End key tmux types (ESC [ 4 ~)
+// only from TERM's terminfo, and with TERM=xterm-256color (ESC O F there) its vi insert mode
+// takes that ESC alone for Escape, leaving for normal mode. tmux types a word that names no
+// key as its characters, in one write. Not C-e: fish's vi insert mode does not bind it.
+const fishEnd = "\x1b[F"
 
 // EscapeGap is how long to wait between the groups of ClearKeys.
 const EscapeGap = 100 * time.Millisecond

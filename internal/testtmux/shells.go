@@ -116,20 +116,24 @@ var rcFiles = map[string]struct {
 }
 
 // viLines put each shell's line editor in vi mode, with a mode indicator where users
-// commonly have one.
+// commonly have one, and the pane's environment where it matters.
 var viLines = map[string]struct {
 	lines     []string
 	indicator *regexp.Regexp
+	env       []string
 }{
-	"bash": {[]string{"set -o vi", "bind 'set show-mode-in-prompt on'"}, regexp.MustCompile(`\(cmd\)`)},
+	"bash": {[]string{"set -o vi", "bind 'set show-mode-in-prompt on'"}, regexp.MustCompile(`\(cmd\)`), nil},
 	"zsh": {[]string{"bindkey -v", "KEYTIMEOUT=10",
 		"zle-keymap-select() { RPROMPT=\"${${KEYMAP/vicmd/NORMAL}/(main|viins)/INSERT}\"; zle reset-prompt; }",
 		"zle-line-init() { RPROMPT=INSERT; zle reset-prompt; }",
-		"zle -N zle-keymap-select; zle -N zle-line-init"}, regexp.MustCompile(`NORMAL`)},
-	"mksh": {[]string{"set -o vi"}, nil},
-	"ksh":  {[]string{"set -o vi"}, nil},
-	"ash":  {[]string{"set -o vi"}, nil},
-	"fish": {[]string{"fish_vi_key_bindings"}, regexp.MustCompile(`\[N\]`)},
+		"zle -N zle-keymap-select; zle -N zle-line-init"}, regexp.MustCompile(`NORMAL`), nil},
+	"mksh": {[]string{"set -o vi"}, nil, nil},
+	"ksh":  {[]string{"set -o vi"}, nil, nil},
+	"ash":  {[]string{"set -o vi"}, nil, nil},
+	// TERM as a tmux.conf with default-terminal xterm-256color sets it: fish binds the End
+	// key of that terminfo (ESC O F), not the ESC [ 4 ~ tmux types, whose ESC alone leaves vi
+	// insert mode.
+	"fish": {[]string{"fish_vi_key_bindings"}, regexp.MustCompile(`\[N\]`), []string{"TERM=xterm-256color"}},
 }
 
 // rpromptLines make the rprompt set-up: the right prompt's text (the time) is drawn right of
@@ -184,6 +188,7 @@ func Configs(shell string) []Setup {
 	if v, ok := viLines[shell]; ok {
 		vi := rc
 		vi.Config, vi.Vi, vi.extra, vi.ViIndicator = "vi", true, v.lines, v.indicator
+		vi.env = append(append([]string{}, rc.env...), v.env...)
 		out = append(out, vi)
 	}
 	if r, ok := rpromptLines[shell]; ok {
