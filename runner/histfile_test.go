@@ -55,12 +55,7 @@ func histFileCases() []histFileCase {
 // shell exited it holds the user's own line once and no more of the framing than the docs
 // allow.
 func TestRunHistoryFile(t *testing.T) {
-	testtmux.Require(t)
-	tmx := testtmux.New(t)
-	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
-	t.Cleanup(ts.Close)
-	r := New()
-	t.Cleanup(r.Close)
+	tmx, ts, r := realRunner(t)
 	for _, c := range histFileCases() {
 		t.Run(c.su.Name(), func(t *testing.T) {
 			c.su.Require(t)

@@ -246,18 +246,25 @@ func TestEngineNestedAndNarrow(t *testing.T) {
 	}
 }
 
-// TestEngineViCommandMode: with text left on the command line and the vi line editor in
-// command mode (Escape pressed), a run in fish (TERM=xterm-256color, see testtmux's vi set-up)
-// and mksh clears the text and runs at the first attempt, leaving nothing of the typed line or
-// the text on the screen. (ksh93 is left out: with keys in a burst it skips redrawing the
-// line, so the cleared text stays drawn, though it is not run.)
-func TestEngineViCommandMode(t *testing.T) {
+// realRunner is a Runner and an engine on a private tmux server, all ended with the test.
+func realRunner(t *testing.T) (*testtmux.Server, *tmux.Server, *Runner) {
+	t.Helper()
 	testtmux.Require(t)
 	tmx := testtmux.New(t)
 	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
 	t.Cleanup(ts.Close)
 	r := New()
 	t.Cleanup(r.Close)
+	return tmx, ts, r
+}
+
+// TestEngineViCommandMode: with text left on the command line and the vi line editor in
+// command mode (Escape pressed), a run in fish (TERM=xterm-256color, see testtmux's vi set-up)
+// and mksh clears the text and runs at the first attempt, leaving nothing of the typed line or
+// the text on the screen. (ksh93 is left out: with keys in a burst it skips redrawing the
+// line, so the cleared text stays drawn, though it is not run.)
+func TestEngineViCommandMode(t *testing.T) {
+	tmx, ts, r := realRunner(t)
 	for _, sh := range []string{"fish", "mksh"} {
 		su := testtmux.Config(sh, "vi")
 		t.Run(sh, func(t *testing.T) {
