@@ -201,7 +201,8 @@ func inputHint(program string, m termstate.Mode) string {
 	case m.Hidden():
 		return "It reads hidden input (a password): answer with send_keys to_running_command=true (the text is not shown), or C-c to stop it."
 	case name == "less" || name == "more" || name == "man" || name == "most":
-		return "It is a pager (" + name + "): q leaves it (send_keys keys=\"q\" enter=false to_running_command=true)."
+		return "It is a pager (" + name + "): q leaves it (send_keys keys=\"q\" enter=false to_running_command=true); the result then holds only what the pager showed. " +
+			"For the whole output, run the command with PAGER=cat (git --no-pager)."
 	case name == "vim" || name == "vi" || name == "nvim" || name == "view":
 		return "It is an editor (" + name + "): Escape then :q! Enter leaves it without saving, :wq Enter saves."
 	case name == "nano" || name == "pico":
@@ -212,8 +213,11 @@ func inputHint(program string, m termstate.Mode) string {
 	if m.Raw() {
 		return "It reads keys one at a time (a pager, an editor or a REPL): q leaves a pager, Escape then :q! Enter leaves vi, C-c stops most programs; send them with send_keys to_running_command=true."
 	}
-	return "Answer with send_keys to_running_command=true (C-c stops it)."
+	return AnswerHint
 }
+
+// AnswerHint is the input hint of a command that reads lines: how to answer it.
+const AnswerHint = "Answer with send_keys to_running_command=true (C-c stops it)."
 
 // inputTicker wakes Await every inputPoll to look whether the run's command waits for input.
 type inputTicker struct {

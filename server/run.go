@@ -308,7 +308,11 @@ func (o runShellOut) Text() string {
 		// The seed's output schema has no room for input_hidden: the text says it.
 		wait = fmt.Sprintf("input_hidden: it waits for hidden input (it printed %q). %s ", truncate(o.prompt, 200), hiddenHint(o.PaneID)) + wait
 	case o.waiting:
-		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). %s ", truncate(o.prompt, 200), o.PaneID, o.hint) + wait
+		hint := o.hint + " "
+		if o.hint == runner.AnswerHint {
+			hint = "" // said just before
+		}
+		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). ", truncate(o.prompt, 200), o.PaneID) + hint + wait
 	}
 	switch runner.Outcome(o.Outcome) {
 	case runner.Completed:

@@ -1,5 +1,8 @@
 package server
 
+// Calls that agents made in exploratory use and that went wrong (a wedge, a file changed by the
+// wrong keys, an error without a way forward): each as the agent made it.
+
 import (
 	"context"
 	"encoding/json"
@@ -193,4 +196,14 @@ func TestSplitSizeRoom(t *testing.T) {
 			t.Errorf("split_window %s: want %q, got %s", c.args, c.want, text)
 		}
 	}
+}
+
+// A run waiting for a line says how to answer once, not twice.
+func TestRunWaitingHintOnce(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"cat","timeoutMs":8000}`)
+	if failed || strings.Count(strings.ToLower(text), "answer with send_keys") != 1 {
+		t.Errorf("a run waiting for input: %s", text)
+	}
+	callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"C-c","enter":false}`)
 }
