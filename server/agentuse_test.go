@@ -165,6 +165,8 @@ func TestTargetsAgree(t *testing.T) {
 		{"get_pane_info", `{"pane_id":"` + pane + `","session_name":"other"}`, false},
 		{"get_pane_info", `{"pane_id":"` + pane + `","session_name":"nope"}`, false},
 		{"get_pane_info", `{"pane_id":"` + pane + `","window_id":"` + win + `"}`, false},
+		{"capture_pane", `{"pane_id":"` + pane + `","session_name":"other"}`, false}, // reads the pane alone
+		{"capture_pane", `{"pane_id":"` + pane + `","session_name":"s"}`, true},
 		{"get_window_info", `{"window_id":"` + win + `","window_index":0,"session_name":"other"}`, true},
 		{"get_window_info", `{"window_id":"` + win + `","window_index":"1"}`, false},
 		{"rename_window", `{"window_id":"` + win + `","session_name":"nope","new_name":"x"}`, false},

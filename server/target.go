@@ -443,6 +443,9 @@ func (c *Call) paneAlone(ctx context.Context, ts *tmux.Server, t PaneTarget, r r
 	if then != nil {
 		ops = then(id)
 	}
+	if t.PaneID != nil && (t.WindowID != nil || t.SessionID != nil || t.SessionName != nil) {
+		r &^= idOnly // the pane's record: where it is, to check the other arguments against
+	}
 	parts := r.paneParts()
 	if tmux.ValidWindowID(id) {
 		parts |= tmux.WithWindows // it names its active pane
