@@ -5,12 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
@@ -39,7 +42,75 @@ func allSetups() []testtmux.Setup {
 		testtmux.Started("fish", "sh-c-child", "sh", "-c", "fish; exit $?"),
 		printfFunction(),
 		testtmux.Config("zsh", "rc").With("ignore-space", "setopt hist_ignore_space"),
+		cLocalePrompts[0], cLocalePrompts[1],
 	)
+}
+
+// cLocalePrompts are zsh in the C locale with a multibyte prompt, on one row and on two.
+var cLocalePrompts = []testtmux.Setup{
+	testtmux.CLocaleZsh("c-locale", `PROMPT="❯ "`),
+	testtmux.CLocaleZsh("c-locale-2-line", `PROMPT=$'%~\n❯ '`),
+}
+
+// TestEngineCLocalePrompt: zsh in the C locale counts its prompt's ❯ as 3 columns, so it
+// wraps the typed line 2 columns early on the screen and erases the prompt's row as it goes to
+// its next row, leaving only the line's end (as little as "}") there. With the pane's width
+// set so that 1 to 8 bytes of the line follow that wrap, every run is seen typed at once (not
+// after the echo wait, or refused as not shown) and its command is drawn on the prompt's row.
+func TestEngineCLocalePrompt(t *testing.T) {
+	testtmux.Require(t)
+	tmx := testtmux.New(t)
+	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
+	t.Cleanup(ts.Close)
+	for _, tb := range tables {
+		for _, su := range cLocalePrompts {
+			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
+				su.Require(t)
+				t.Parallel()
+				r := New()
+				r.table = tb.table
+				t.Cleanup(r.Close)
+				var path string
+				r.beforeSend = func(p string) { path = p }
+				p := tmx.StartShell(t, su)
+				defer p.Kill()
+				if res, err := engineRun(t, r, ts, p, "echo first", 20*time.Second); err != nil || res.Outcome != Completed {
+					t.Fatalf("first run: %+v %v", res, err)
+				}
+				for k := 1; k <= 8; k++ {
+					cLocaleRun(t, r, ts, p, path, k)
+				}
+			})
+		}
+	}
+}
+
+// cLocaleRun sets p's width so that k bytes of the next typed line follow zsh's wrap (path is
+// the last run's script), and runs a command there.
+func cLocaleRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, path string, k int) {
+	t.Helper()
+	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "r"))
+	if err != nil {
+		t.Fatalf("script path %s", path)
+	}
+	next := filepath.Join(filepath.Dir(path), "r"+strconv.Itoa(n+1))
+	// zsh's first row: its 4 columns of "❯ ", then the line up to its last k bytes.
+	w := len(shellrun.Line(shellrun.Zsh, next)) - k + 4
+	p.S.Tmux("resize-window", "-t", p.ID, "-x", strconv.Itoa(w))
+	time.Sleep(200 * time.Millisecond) // zsh redraws its prompt for the new width
+	p.WaitPrompt()
+	cmd := "echo k" + strconv.Itoa(k)
+	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+	screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID)
+	if err != nil || res.Outcome != Completed || res.Output != "k"+strconv.Itoa(k) {
+		t.Fatalf("%q in %d columns: %+v %v; screen:\n%s", cmd, w, res, err, screen)
+	}
+	if res.Elapsed >= echoWait {
+		t.Errorf("%q in %d columns took %v: the echo was not seen", cmd, w, res.Elapsed)
+	}
+	if !regexp.MustCompile(`(?m)^❯ ` + cmd + `\s*$`).MatchString(screen) {
+		t.Errorf("%q in %d columns is not shown on a prompt row as typed:\n%s", cmd, w, screen)
+	}
 }
 
 // engineRun runs command in p with runner r and returns the result.

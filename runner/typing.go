@@ -170,7 +170,7 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 		// screen tells, left of the cursor, where the shell draws what is typed.
 		if fresh || time.Since(looked) >= recheck || time.Now().After(deadline) {
 			fresh, looked = false, time.Now()
-			if x.screenShows(ctx, line) {
+			if x.screenShows(ctx, line, drawn) {
 				return x.echoed(ctx, drawn, line)
 			}
 		}
@@ -309,14 +309,16 @@ func (b before) left() string {
 }
 
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
-// read one after the other, end with line's last 32 bytes (blanks aside: see shows).
-func (x *run) screenShows(ctx context.Context, line string) bool {
+// read one after the other, end with line's last 32 bytes (blanks aside: see shows), or the
+// cursor's row ends a line misdrawn after a prompt measured in bytes (see misdrawnEnd); drawn
+// is the text the shell drew since typing.
+func (x *run) screenShows(ctx context.Context, line string, drawn []byte) bool {
 	t, ok := x.screenText(ctx, line, false)
 	if !ok {
 		return false
 	}
 	tail, t := unblank(line), unblank(t)
-	if strings.HasSuffix(t, tail[max(0, len(tail)-32):]) {
+	if strings.HasSuffix(t, tail[max(0, len(tail)-32):]) || x.misdrawnEnd(tail, drawn) {
 		return true
 	}
 	// A pane too narrow for the line: mksh scrolls it sideways and shows only what fits on
@@ -324,6 +326,34 @@ func (x *run) screenShows(ctx context.Context, line string) bool {
 	row := unblank(x.lastRow)
 	k := min(len(tail), len(row)-1, 32)
 	return k >= 4 && len(line) > x.req.pane.PaneWidth && strings.HasSuffix(t, tail[len(tail)-k:])
+}
+
+// misdrawnEnd reports whether the cursor's row, from its first column, holds the end of the
+// typed line (tail, without blanks) as the shell last drew it, when the prompt left of the
+// cursor before typing has multibyte characters. A line editor in a C locale counts their
+// bytes as columns and wraps the line that many columns early; zsh then goes to its next row
+// with a carriage return and erases that row, which on the screen is the prompt's own: the
+// prompt and the line's start are wiped, and what follows the wrap (maybe only "}") is drawn
+// there. It must end what the shell drew since typing, so that a row left from before (a
+// retry's) does not count.
+func (x *run) misdrawnEnd(tail string, drawn []byte) bool {
+	if !x.before.ok || !x.before.bytesWide() {
+		return false
+	}
+	row := unblank(x.lastRow)
+	recent := unblank(string(drawn[max(0, len(drawn)-2*len(tail)):]))
+	return row != "" && strings.HasSuffix(tail, row) && strings.HasSuffix(recent, row)
+}
+
+// bytesWide reports whether the text left of the cursor of b has more bytes than cells: a
+// line editor measuring it in bytes (a C locale) puts the cursor further right than it is.
+func (b before) bytesWide() bool {
+	left := b.left()
+	w := 0
+	for _, r := range left {
+		w += screen.CellWidth(r)
+	}
+	return len(left) > w
 }
 
 // screenText returns the rows of the screen that can hold line, up to the cursor, read one

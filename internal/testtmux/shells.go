@@ -235,6 +235,15 @@ func Started(shell, config string, argv ...string) Setup {
 	return s
 }
 
+// CLocaleZsh is zsh started as an MCP client's environment starts it, without a locale (the C
+// locale, where zsh measures a multibyte character in bytes), named config, with a start-up
+// file of lines that set a prompt ending in "❯ ".
+func CLocaleZsh(config string, lines ...string) Setup {
+	s := Config("zsh", "clean").WithRC(config, []string{"zsh"}, ".zshrc", lines...)
+	s.Prompt = richPrompt
+	return s
+}
+
 // ShellPane is a pane running a Setup, with a HOME of its own.
 type ShellPane struct {
 	S     *Server
