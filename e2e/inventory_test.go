@@ -219,10 +219,10 @@ func TestWindowsAndPanes(t *testing.T) {
 	if p.PaneID != np.PaneID || p.PaneCurrentCommand != "bash" {
 		t.Fatalf("get_pane_info = %+v", p)
 	}
-	// pane_id wins over the other target arguments.
-	c.OK("get_pane_info", map[string]any{"pane_id": np.PaneID, "session_name": "nope"}, &p)
-	if p.PaneID != np.PaneID {
-		t.Fatalf("pane_id should win: %+v", p)
+	// Other target arguments must agree with pane_id: one that names another place is refused,
+	// saying where the pane is.
+	if msg := c.Fail("get_pane_info", map[string]any{"pane_id": np.PaneID, "session_name": "nope"}); !strings.Contains(msg, "is in session") {
+		t.Fatalf("pane_id with another session's name: %s", msg)
 	}
 }
 

@@ -60,7 +60,7 @@ func TestUnknownToolExplained(t *testing.T) {
 	cs := mcpSession(t, srv)
 	for tool, want := range map[string]string{
 		"kill_server":  "--safety destructive",
-		"list_session": "Did you mean list_sessions?",
+		"list_session": `did you mean "list_sessions"?`,
 		"no_such_tool": "Offered at tier mutating: ",
 	} {
 		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})

@@ -30,11 +30,13 @@ func lazyRegexp(pattern string) func() *regexp.Regexp {
 }
 
 // Index is a window index argument, "2" or 2: results give indexes as numbers and libtmux's
-// servers take them as strings, so an agent passes either. A number keeps its JSON text, so
-// 1.5 or -1 reach parseIndex, which refuses them by the argument's name.
+// servers take them as strings, so an agent passes either. A string is checked where it is
+// used (parseIndex, by the argument's name); a number must be an index already.
 type Index string
 
-// UnmarshalJSON takes a JSON string or a JSON number.
+// UnmarshalJSON takes a JSON string, or a JSON number that is a window index (0 to 999999999,
+// plain digits): another number is refused here, by the argument's name, before any check of
+// the tool's own could speak first.
 func (x *Index) UnmarshalJSON(b []byte) error {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(b))
@@ -46,6 +48,9 @@ func (x *Index) UnmarshalJSON(b []byte) error {
 	case string:
 		*x = Index(v)
 	case json.Number:
+		if _, ok := parseIndex(string(v)); !ok {
+			return &json.UnmarshalTypeError{Value: "number " + string(v), Type: reflect.TypeFor[Index]()}
+		}
 		*x = Index(v)
 	default:
 		return fmt.Errorf("an index is a string or a number, not %s", describeKind(b))

@@ -289,7 +289,7 @@ func (s *Server) notOffered(name string) error {
 	}
 	sort.Strings(names)
 	if c := hint.Closest(name, names); c != "" {
-		return fail(fmt.Sprintf("Did you mean %s? Offered at tier %s: %s.", c, s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q", truncate(name, 80))
+		return fail(fmt.Sprintf("Offered at tier %s: %s.", s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q; did you mean %q?", truncate(name, 80), c)
 	}
 	return fail(fmt.Sprintf("Offered at tier %s: %s.", s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q", truncate(name, 80))
 }

@@ -193,7 +193,7 @@ func notAnIndex(snap *tmux.Snapshot, sess tmux.Session, arg string) error {
 				"window_index %q is a window's name, not its index", truncate(arg, 40))
 		}
 	}
-	return fail("Pass the window's number, e.g. 0 or \"12\" (list_windows shows them), or its window_id.", "window_index %q is not a window index", truncate(arg, 40))
+	return fail("Pass the window's number as plain digits, e.g. 0 or \"12\" (list_windows shows them), or its window_id.", "window_index %q is not a window index", truncate(arg, 40))
 }
 
 func idNum(id string) int {

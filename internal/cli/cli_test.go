@@ -74,7 +74,7 @@ func TestCall(t *testing.T) {
 	if code, out, _ := runCLI(t, env, "call", "get_pane_info", `{"pane_id":"bad"}`); code != 1 || !strings.Contains(out, "pane_id") {
 		t.Fatalf("tool error must exit 1: %d %s", code, out)
 	}
-	if code, _, errs := runCLI(t, env, "call", "list_sesions"); code != 2 || !strings.Contains(errs, `Did you mean list_sessions?`) {
+	if code, _, errs := runCLI(t, env, "call", "list_sesions"); code != 2 || !strings.Contains(errs, `did you mean "list_sessions"`) {
 		t.Fatalf("unknown tool: %d %s", code, errs)
 	}
 	if code, out, _ := runCLI(t, env, "call", "list_sessions", `{"pane_id":"%0"}`); code != 1 || !strings.Contains(out, "does not take") {
