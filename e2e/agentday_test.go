@@ -314,19 +314,56 @@ func TestCLIToolsAndCall(t *testing.T) {
 	}
 }
 
+// adoptCase is one shell of the restart tests, with the process table or without it (noProc:
+// macOS without /proc).
+type adoptCase struct {
+	name string
+	argv []string
+	env  []string
+}
+
+// adoptCases are the shells of the restart tests, each with and without the process table.
+// bash and mksh run the wrapper in a subshell of their own group, fish its child fish in the
+// shell's own group; without the table tmux names the shell in both. dash edits no line:
+// without the table its prompt and a run look alike, so it has only the table's case.
+func adoptCases(t *testing.T) []adoptCase {
+	var out []adoptCase
+	for _, shell := range []string{"bash", "zsh", "mksh", "ksh", "fish", "ash", "dash"} {
+		argv := testtmux.Config(shell, "clean").Argv
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			t.Logf("%s not installed", argv[0])
+			continue
+		}
+		out = append(out, adoptCase{shell, argv, nil})
+		if shell != "dash" {
+			out = append(out, adoptCase{shell + "-noproc", argv, []string{noProc}})
+		}
+	}
+	return out
+}
+
 // TestRunOutlivesItsServer: a run that timed out, then the client restarted the server: the
 // next server process refuses a new run there at once as busy, naming wait_for_run, and
 // wait_for_run waits for the old run and returns its exit status and output.
 func TestRunOutlivesItsServer(t *testing.T) {
+	for _, sc := range adoptCases(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			runOutlivesItsServer(t, sc)
+		})
+	}
+}
+
+func runOutlivesItsServer(t *testing.T, sc adoptCase) {
 	tmx := testtmux.New(t)
-	_, pane := tmx.NewSession("s")
-	a := startOn(t, tmx)
+	_, pane := tmx.NewSession("s", sc.argv...)
+	a := startOn(t, tmx, sc.env...)
 	out := a.run(pane, "sleep 6; echo fin; exit 7", "timeoutMs", 1000)
 	if out.Outcome != "timed_out" {
 		t.Fatalf("first run: %+v", out)
 	}
 	a.CS.Close() // the client restarts the server
-	b := startOn(t, tmx)
+	b := startOn(t, tmx, sc.env...)
 	if msg := b.Fail("run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}); !strings.Contains(msg, "busy") || !strings.Contains(msg, "wait_for_run") {
 		t.Errorf("a new run beside the old one: %s", msg)
 	}
@@ -344,9 +381,18 @@ func TestRunOutlivesItsServer(t *testing.T) {
 // TestRunEndedWhileNoServerWatched: a run of an earlier server process that ended before the
 // next one started is reported as such (its status is lost), and the pane is free.
 func TestRunEndedWhileNoServerWatched(t *testing.T) {
+	for _, sc := range adoptCases(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			runEndedWhileNoServerWatched(t, sc)
+		})
+	}
+}
+
+func runEndedWhileNoServerWatched(t *testing.T, sc adoptCase) {
 	tmx := testtmux.New(t)
-	_, pane := tmx.NewSession("s")
-	a := startOn(t, tmx)
+	_, pane := tmx.NewSession("s", sc.argv...)
+	a := startOn(t, tmx, sc.env...)
 	done := filepath.Join(t.TempDir(), "done")
 	if out := a.run(pane, "sleep 1; touch "+done+"; exit 3", "timeoutMs", 300); out.Outcome != "timed_out" {
 		t.Fatalf("first run: %+v", out)
@@ -360,7 +406,7 @@ func TestRunEndedWhileNoServerWatched(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(300 * time.Millisecond) // the wrapper's exit after touch (test set-up only)
-	b := startOn(t, tmx)
+	b := startOn(t, tmx, sc.env...)
 	if msg := b.Fail("wait_for_run", map[string]any{"pane_id": pane, "timeout": 5}); !strings.Contains(msg, "ended while no server watched") {
 		t.Errorf("wait_for_run: %s", msg)
 	}

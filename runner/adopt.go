@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
@@ -115,7 +116,7 @@ func (r *Runner) AdoptFrom(ctx context.Context, ts *tmux.Server, p tmux.Pane, op
 		return nil, "", nil
 	}
 	var ps persisted
-	if json.Unmarshal([]byte(opt.Value), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(r.table, p, ps.Shell) {
+	if json.Unmarshal([]byte(opt.Value), &ps) != nil || ps.ID == "" || ps.PID == os.Getpid() || !stillRunning(r.table, p, ps.Shell, ts.Local()) {
 		ts.Do(ctx, &tmux.UnsetPaneOption{Pane: p.PaneID, Name: runOption})
 		if ps.PID == os.Getpid() || ps.ID == "" {
 			return nil, "", nil
@@ -160,15 +161,56 @@ func (r *Runner) follow(ctx context.Context, ts *tmux.Server, p tmux.Pane, ps pe
 }
 
 // stillRunning reports whether a command runs in pane p rather than its shell (named shell
-// when the run began): the terminal's foreground process group is not the shell's, where the
-// process table tells (/proc, kinfo_proc), else tmux's pane_current_command differs from the
-// shell's name.
-func stillRunning(t *termstate.Table, p tmux.Pane, shell string) bool {
+// when the run began). Where the process table tells (/proc, kinfo_proc): the terminal's
+// foreground process group is not the shell's, or the shell runs a child in its own group.
+// Else tmux's pane_current_command differs from the shell's name, or the terminal is in line
+// mode under a line-editing shell (lineMode).
+func stillRunning(t *termstate.Table, p tmux.Pane, shell string, local bool) bool {
 	if p.PaneDead {
 		return false
 	}
 	if leader, gone, ok := t.Foreground(p.PanePID); ok {
-		return !gone && leader.PID != p.PanePID
+		switch {
+		case gone:
+			return false
+		case leader.PID != p.PanePID:
+			return true
+		}
+		// fish runs a sourced wrapper's child fish in its own group. A child there is not
+		// enough (fish's own background jobs share the group): the shell must also wait on
+		// something other than its terminal, or have given the terminal back in line mode.
+		busy := leader.Wait != "" && !leader.WaitsInput() || lineMode(p, shell, local)
+		return busy && childInGroup(t, leader.PID)
 	}
-	return shell == "" || p.PaneCurrentCommand != shell
+	if shell == "" || p.PaneCurrentCommand != shell {
+		return true
+	}
+	// tmux names the foreground group's leader: the shell's own name for bash's subshell
+	// wrapper and for fish's child fish.
+	return lineMode(p, shell, local)
+}
+
+// lineMode reports whether pane p's shell (named shell) reads its prompt with a line editor,
+// which sets the terminal raw, and the terminal (read when local) is in line mode, as the
+// editor leaves it to the commands it runs. A command that reads keys raw (an editor) looks
+// like the prompt.
+func lineMode(p tmux.Pane, shell string, local bool) bool {
+	sh, ok := shellrun.ShellOf(shell)
+	if !ok || !lineEditing[sh] || !local {
+		return false
+	}
+	m, err := termstate.ReadMode(p.PaneTTY)
+	return err == nil && !m.Raw()
+}
+
+// childInGroup reports whether the shell pid has a child in its own process group: a command
+// it runs without a group of its own (bash and the others give every job its group).
+func childInGroup(t *termstate.Table, pid int) bool {
+	kids, _ := t.Children(pid)
+	for k := range kids {
+		if c, ok := t.Proc(k); ok && c.PGID == pid {
+			return true
+		}
+	}
+	return false
 }

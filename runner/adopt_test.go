@@ -2,9 +2,12 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -80,4 +83,64 @@ func TestAbandonEndsTheRun(t *testing.T) {
 		t.Errorf("the abandoned run is still named on its pane: %s", v)
 	}
 	ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "C-c"})
+}
+
+// paneNow is pane id as tmux reports it now.
+func paneNow(t testing.TB, ts *tmux.Server, id string) tmux.Pane {
+	t.Helper()
+	snap, err := ts.Snapshot(context.Background(), tmux.WithPanes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range snap.Panes {
+		if p.PaneID == id {
+			return p
+		}
+	}
+	t.Fatalf("no pane %s", id)
+	return tmux.Pane{}
+}
+
+// TestStillRunningFish: fish runs a sourced wrapper's child fish in its own process group,
+// where neither the foreground group nor tmux's current command tells it from the prompt. A
+// run there still runs, with the process table and without it; at the prompt with a
+// background job in the shell's group (as fish's completions generator at its first start),
+// nothing runs.
+func TestStillRunningFish(t *testing.T) {
+	ts, p, req := pane(t, testtmux.Fish)
+	r := New()
+	defer r.Close()
+	req.Command, req.Timeout = "sleep 3", 500*time.Millisecond
+	if res, err := r.Run(context.Background(), ts, req); err != nil || res.Outcome != TimedOut {
+		t.Fatalf("%+v %v", res, err)
+	}
+	tables := map[string]*termstate.Table{"proc": termstate.System, "noproc": termstate.Hide()}
+	now := paneNow(t, ts, p.PaneID)
+	for name, table := range tables {
+		if !stillRunning(table, now, "fish", true) {
+			t.Errorf("%s: the run does not count as running (%s)", name, now.PaneCurrentCommand)
+		}
+	}
+	select {
+	case <-r.Last(keyOf(t, ts, p)).Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	// A job started in the background by a sourced file stays in the shell's group.
+	bg := filepath.Join(t.TempDir(), "bg.fish")
+	if err := os.WriteFile(bg, []byte("sleep 30 &\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "-l", "source " + bg},
+		[]string{"send-keys", "-t", p.PaneID, "Enter"})
+	time.Sleep(time.Second)
+	now = paneNow(t, ts, p.PaneID)
+	if !childInGroup(termstate.System, now.PanePID) {
+		t.Fatal("test set-up: the background job is not in the shell's group")
+	}
+	for name, table := range tables {
+		if stillRunning(table, now, "fish", true) {
+			t.Errorf("%s: the shell at its prompt counts as running", name)
+		}
+	}
 }
