@@ -51,10 +51,11 @@ func (x *run) persist() []tmux.Op {
 // seen: its stream ended with the process (Close ends the tmux handles), not with the command,
 // which runs on for the next process to adopt.
 //
-// It reports whether the pane's shell is gone: the pane (or its server) no longer exists, or
-// it is dead (read in the same command list: no round trip more), or, on this machine, its
-// process no longer exists. tmux marks a pane dead only once every holder of its terminal
-// closed it, and the run's own subshell still held it when it printed the end marker.
+// It reports whether the pane's shell is seen gone: the pane (or its server) no longer exists,
+// or, on this machine, the shell's process does not. tmux marks a pane dead only once every
+// holder of its terminal closed it, and the run's own subshell still held it when it printed
+// the end marker; the shell itself may still be exiting then, so a shell killed by its own
+// command (kill -9 $$) is not always seen (the next call on the pane then says it is gone).
 func (x *run) unpersist(res *Result) (shellGone bool) {
 	if !x.persisted || x.outlives(res) {
 		return false
@@ -62,13 +63,16 @@ func (x *run) unpersist(res *Result) (shellGone bool) {
 	x.persisted = false
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	st := &tmux.Screen{Pane: x.req.pane.PaneID}
-	err := x.eng.Batch(ctx, &tmux.UnsetPaneOption{Pane: x.req.pane.PaneID, Name: runOption}, st)
+	err := x.eng.Do(ctx, &tmux.UnsetPaneOption{Pane: x.req.pane.PaneID, Name: runOption})
 	if err != nil {
 		return errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrServerNotRunning)
 	}
-	pid := x.req.pane.PanePID
-	return st.Dead || x.ts != nil && x.ts.Local() && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH
+	return x.ts != nil && x.ts.Local() && processGone(x.req.pane.PanePID)
+}
+
+// processGone reports whether no process has pid (a zombie not yet reaped still counts).
+func processGone(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 // outlives reports whether the run ends only for this process: the runner is closed, and

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
 
@@ -127,25 +129,33 @@ func TestKeysFake(t *testing.T) {
 	}
 }
 
-// TestUnpersistShellGone: removing a run's option also tells whether its pane's shell is
-// gone (the pane dead, or no longer there), in the same command list.
+// TestUnpersistShellGone: removing a run's option also tells whether its pane is gone.
 func TestUnpersistShellGone(t *testing.T) {
 	for _, c := range []struct {
-		dead bool
 		err  error
 		gone bool
 	}{
-		{false, nil, false},
-		{true, nil, true},
-		{false, &tmux.CommandError{Command: []string{"set-option"}, Message: "no such pane: %1"}, true},
-		{false, tmux.ErrServerNotRunning, true},
-		{false, tmux.ErrTimeout, false},
+		{nil, false},
+		{&tmux.CommandError{Command: []string{"set-option"}, Message: "no such pane: %1"}, true},
+		{tmux.ErrServerNotRunning, true},
+		{tmux.ErrTimeout, false},
 	} {
-		f := &fakeEngine{screen: tmux.Screen{Dead: c.dead}, err: c.err}
+		f := &fakeEngine{err: c.err}
 		x := fakeRun(f)
 		x.r, x.persisted = &Runner{}, true
 		if got := x.unpersist(&Result{Outcome: Completed}); got != c.gone {
-			t.Errorf("dead %v, error %v: unpersist said shell gone %v", c.dead, c.err, got)
+			t.Errorf("error %v: unpersist said shell gone %v", c.err, got)
 		}
+	}
+}
+
+// TestProcessGone: a process that exited and was reaped is gone; this one is not.
+func TestProcessGone(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	if !processGone(cmd.Process.Pid) || processGone(os.Getpid()) || processGone(0) {
+		t.Error("processGone: a reaped child not gone, or this process gone")
 	}
 }
