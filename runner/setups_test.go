@@ -58,10 +58,7 @@ var cLocalePrompts = []testtmux.Setup{
 // set so that 1 to 8 bytes of the line follow that wrap, every run is seen typed at once (not
 // after the echo wait, or refused as not shown) and its command is drawn on the prompt's row.
 func TestEngineCLocalePrompt(t *testing.T) {
-	testtmux.Require(t)
-	tmx := testtmux.New(t)
-	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
-	t.Cleanup(ts.Close)
+	tmx, ts := realEngine(t)
 	for _, tb := range tables {
 		for _, su := range cLocalePrompts {
 			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
@@ -128,10 +125,7 @@ func engineRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, 
 // asks a question returns once it waits (waiting for input, its prompt), takes its answer and
 // ends.
 func TestEngineSetups(t *testing.T) {
-	testtmux.Require(t)
-	tmx := testtmux.New(t)
-	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
-	t.Cleanup(ts.Close)
+	tmx, ts := realEngine(t)
 	for _, tb := range tables {
 		t.Run(tb.name, func(t *testing.T) {
 			t.Parallel()
@@ -259,10 +253,7 @@ func printfFunction() testtmux.Setup {
 // zsh prompt (then into the zsh again once it exits), and a run in mksh in a pane 10 columns
 // wide.
 func TestEngineNestedAndNarrow(t *testing.T) {
-	testtmux.Require(t)
-	tmx := testtmux.New(t)
-	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
-	t.Cleanup(ts.Close)
+	tmx, ts := realEngine(t)
 	for _, tb := range tables {
 		t.Run(tb.name, func(t *testing.T) {
 			t.Parallel()
@@ -317,13 +308,20 @@ func TestEngineNestedAndNarrow(t *testing.T) {
 	}
 }
 
-// realRunner is a Runner and an engine on a private tmux server, all ended with the test.
-func realRunner(t *testing.T) (*testtmux.Server, *tmux.Server, *Runner) {
+// realEngine is a private tmux server and an engine on it, both ended with the test.
+func realEngine(t *testing.T) (*testtmux.Server, *tmux.Server) {
 	t.Helper()
 	testtmux.Require(t)
 	tmx := testtmux.New(t)
 	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
 	t.Cleanup(ts.Close)
+	return tmx, ts
+}
+
+// realRunner is realEngine with a Runner, ended with the test.
+func realRunner(t *testing.T) (*testtmux.Server, *tmux.Server, *Runner) {
+	t.Helper()
+	tmx, ts := realEngine(t)
 	r := New()
 	t.Cleanup(r.Close)
 	return tmx, ts, r

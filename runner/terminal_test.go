@@ -8,7 +8,6 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
-	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
 // TestLeftOfCursor: the typed line is read left of the cursor, never from a right prompt drawn
@@ -57,10 +56,7 @@ func TestInputHint(t *testing.T) {
 // line only once the prompt is drawn: each command shows on a prompt line as typed, and the
 // framing's echo never stays on the screen.
 func TestSlowPromptNoProc(t *testing.T) {
-	testtmux.Require(t)
-	tmx := testtmux.New(t)
-	ts := tmux.NewServer(tmux.Config{SocketPath: tmx.Socket, Env: tmx.Env})
-	t.Cleanup(ts.Close)
+	tmx, ts := realEngine(t)
 	for _, su := range []testtmux.Setup{
 		testtmux.Config("dash", "rc").With("slow-prompt", `PS1='$(sleep 0.4)slow ❯ '`),
 		testtmux.Config("fish", "rc").With("slow-prompt", `function fish_prompt; sleep 0.4; printf 'slow\n❯ '; end`),
