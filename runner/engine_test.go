@@ -17,7 +17,6 @@ import (
 type fakeEngine struct {
 	screen tmux.Screen
 	rows   []string
-	fail   bool
 	err    error // when set, what every command list fails with
 	sent   []tmux.Op
 }
@@ -25,9 +24,6 @@ type fakeEngine struct {
 func (f *fakeEngine) Do(ctx context.Context, op tmux.Op) error { return f.Batch(ctx, op) }
 
 func (f *fakeEngine) Batch(_ context.Context, ops ...tmux.Op) error {
-	if f.fail {
-		return errors.New("no server")
-	}
 	if f.err != nil {
 		return f.err
 	}
@@ -65,7 +61,7 @@ func TestRedrawAtFake(t *testing.T) {
 		t.Fatalf("left %q", x.left)
 	}
 	// A screen that cannot be read: nothing to redraw.
-	f.fail = true
+	f.err = errors.New("no server")
 	if r := x.redrawAt(context.Background(), typed); r != nil {
 		t.Fatalf("redraw %+v of an unreadable screen", r)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,23 +37,16 @@ type Index string
 // plain digits): another number is refused here, by the argument's name, before any check of
 // the tool's own could speak first.
 func (x *Index) UnmarshalJSON(b []byte) error {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		err := json.Unmarshal(b, &v)
+		*x = Index(v)
 		return err
 	}
-	switch v := v.(type) {
-	case string:
-		*x = Index(v)
-	case json.Number:
-		if _, ok := parseIndex(string(v)); !ok {
-			return &json.UnmarshalTypeError{Value: "number " + string(v), Type: reflect.TypeFor[Index]()}
-		}
-		*x = Index(v)
-	default:
-		return fmt.Errorf("an index is a string or a number, not %s", describeKind(b))
+	if _, ok := parseIndex(string(b)); !ok {
+		return &json.UnmarshalTypeError{Value: "number " + string(b), Type: reflect.TypeFor[Index]()}
 	}
+	*x = Index(b)
 	return nil
 }
 
