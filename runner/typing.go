@@ -175,20 +175,26 @@ func (x *run) typeLine(ctx context.Context, line string) error {
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			shown := strings.TrimSpace(f.Partial())
-			if t, ok := x.screenText(ctx, line, false); ok {
-				shown = strings.TrimSpace(t[max(0, len(t)-len(line)-8):])
-			}
-			// C-c, which leaves a line editor in any mode with an empty line at the prompt.
-			x.keys(ctx, []string{"C-c"})
-			return &NotRun{Pane: x.req.pane.PaneID,
-				Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
-				Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
+			return x.notShown(ctx, f.Partial(), line)
 		}
 		wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(recheck)))
 		x.f.Wait(wctx)
 		cancel()
 	}
+}
+
+// notShown clears the command line of a shell that did not show line as typed (partial is
+// the stream's last line) and says so.
+func (x *run) notShown(ctx context.Context, partial, line string) error {
+	shown := strings.TrimSpace(partial)
+	if t, ok := x.screenText(ctx, line, false); ok {
+		shown = strings.TrimSpace(t[max(0, len(t)-len(line)-8):])
+	}
+	// C-c, which leaves a line editor in any mode with an empty line at the prompt.
+	x.keys(ctx, []string{"C-c"})
+	return &NotRun{Pane: x.req.pane.PaneID,
+		Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
+		Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
 }
 
 // lastChar is the last character of line that a shell draws (not a blank).
