@@ -288,6 +288,8 @@ func (x *run) runCall(ctx context.Context, timeout time.Duration) (Result, error
 		// The pane stays reserved until the command really ends.
 		go x.background()
 	} else {
+		// The record keeps how long it took, for wait_for_run (Run sets the call's own).
+		res.Elapsed = time.Since(x.rec.Started)
 		x.finish(&res)
 	}
 	return res, nil

@@ -247,3 +247,21 @@ func TestRunTimeoutShorterThanTyping(t *testing.T) {
 		t.Fatalf("final result %+v", got)
 	}
 }
+
+// TestRunRecordElapsed: a run that ended within its call keeps how long it took in its record,
+// as one that outlived its call does: wait_for_run reports the record's elapsed_seconds, which
+// read 0 for every run that ended before its timeout.
+func TestRunRecordElapsed(t *testing.T) {
+	ts, p, req := pane(t, testtmux.Bash)
+	r := New()
+	defer r.Close()
+	req.Command = "sleep 0.3; echo slept"
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.Outcome != Completed || res.Output != "slept" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	got := r.Last(keyOf(t, ts, p)).Result()
+	if got.Elapsed < 300*time.Millisecond || got.Elapsed > res.Elapsed {
+		t.Errorf("the record says the run took %v; the call said %v, and the command sleeps 300ms", got.Elapsed, res.Elapsed)
+	}
+}
