@@ -169,29 +169,9 @@ type sessionUse struct {
 }
 
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := checkOrigin(r); err != nil {
-		http.Error(w, err.Error(), http.StatusForbidden)
-		return
-	}
-	// Constant time, so a wrong token costs the same whatever it shares with the right one.
-	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), f.auth) != 1 {
-		w.Header().Set("WWW-Authenticate", "Bearer")
-		http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-		return
-	}
-	body, ok := f.readBody(w, r)
+	body, ok := f.checked(w, r)
 	if !ok {
 		return
-	}
-	if r.Method == http.MethodPost {
-		// The SDK answers these with a plain-text 400 in Go's words; a JSON-RPC error says
-		// the same as over stdio.
-		if e := wire.Check(body); e != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write(e.Reply())
-			return
-		}
 	}
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" && perRequest(r, body) {
@@ -207,7 +187,10 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id != "" {
-		f.use(id, 1)
+		if !f.use(id, 1) {
+			unknownSession(w, r.Method, id, body)
+			return
+		}
 		defer f.use(id, -1)
 		if r.Method == http.MethodDelete {
 			// The SDK closes the session, but its streams end and it leaves Sessions() a
@@ -227,6 +210,54 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer f.admitted()
 	}
 	f.sdk.ServeHTTP(w, r)
+}
+
+// checked makes the checks of every request (Origin, token, body, JSON-RPC framing) and
+// returns its body; when one fails it has answered.
+func (f *httpFront) checked(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if err := checkOrigin(r); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return nil, false
+	}
+	// Constant time, so a wrong token costs the same whatever it shares with the right one.
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), f.auth) != 1 {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+		return nil, false
+	}
+	body, ok := f.readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	if r.Method == http.MethodPost {
+		// The SDK answers these with a plain-text 400 in Go's words; a JSON-RPC error says
+		// the same as over stdio.
+		if e := wire.Check(body); e != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(e.Reply())
+			return nil, false
+		}
+	}
+	return body, true
+}
+
+// unknownSession answers a request whose Mcp-Session-Id names no open session with the 404
+// that tells a client to start a new session (MCP), saying why a session ends and what to send:
+// the SDK's body is only "session not found". A POST with an id gets a JSON-RPC error.
+func unknownSession(w http.ResponseWriter, method, id string, body []byte) {
+	msg := fmt.Sprintf("Mcp-Session-Id %q names no open session: it was deleted, went idle past --http-session-idle, was closed for a new one past --http-max-sessions, or the server restarted. Start a new session with initialize (without Mcp-Session-Id) and send the Mcp-Session-Id of its reply, or send MCP-Protocol-Version: 2026-07-28 to call without a session", hint.Truncate(id, 60))
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if method != http.MethodPost || json.Unmarshal(body, &m) != nil || m.ID == nil {
+		http.Error(w, msg, http.StatusNotFound)
+		return
+	}
+	e := &wire.Error{ID: m.ID, Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + msg}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(e.Reply())
 }
 
 // sessionless refuses a request of the session revisions (2025-11-25 and before) that has no
@@ -313,9 +344,9 @@ func (f *httpFront) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 	return b, true
 }
 
-// use counts a request of a session in or out. An id the front does not know yet may be a
-// session the SDK has just opened; one that is no session at all is left to the SDK (404).
-func (f *httpFront) use(id string, delta int) {
+// use counts a request of a session in or out, and reports whether id names an open session.
+// An id the front does not know yet may be a session the SDK has just opened.
+func (f *httpFront) use(id string, delta int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	u := f.sessions[id]
@@ -323,11 +354,12 @@ func (f *httpFront) use(id string, delta int) {
 		f.refresh()
 		u = f.sessions[id]
 	}
-	if u == nil {
-		return
+	if u == nil || u.closing && delta > 0 {
+		return false // deleted or evicted: the SDK would answer 404 too, once it has closed it
 	}
 	u.inFlight += delta
 	u.last = time.Now()
+	return true
 }
 
 // admitWait bounds how long a request without a session id waits for a slot at the limit:

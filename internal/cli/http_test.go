@@ -388,3 +388,39 @@ func TestHTTPGoSDKClient(t *testing.T) {
 		cs.Close()
 	}
 }
+
+// A request naming a session that is not (or no longer) open gets the 404 that tells an MCP
+// client to start a new one, and says so in words: what the id names, why a session ends, and
+// what to send instead (the SDK's body was "session not found"). A POST's body is a JSON-RPC
+// error with the request's id.
+func TestHTTPUnknownSession(t *testing.T) {
+	addr := startHTTP(t, defaultLimits)
+	gone := initSession(t, addr)
+	if code, _, body := do(t, addr, req{method: "DELETE", session: gone}); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", code, body)
+	}
+	waitStatus(t, addr, gone, http.StatusNotFound)
+	for _, sid := range []string{gone, "NOSUCHSESSION"} {
+		for _, method := range []string{"POST", "GET", "DELETE"} {
+			r := req{method: method, session: sid, header: map[string]string{"Accept": "application/json, text/event-stream"}}
+			if method == "POST" {
+				r.body = `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`
+			}
+			code, _, body := do(t, addr, r)
+			if code != http.StatusNotFound || !strings.Contains(body, sid) || !strings.Contains(body, "initialize") {
+				t.Errorf("%s with session %s: %d %q, want 404 naming the id and initialize", method, sid, code, body)
+			}
+			if method != "POST" {
+				continue
+			}
+			var reply struct {
+				ID    json.RawMessage `json:"id"`
+				Error struct{ Code int }
+			}
+			if err := json.Unmarshal([]byte(body), &reply); err != nil || string(reply.ID) != "9" || reply.Error.Code != -32600 {
+				t.Errorf("POST with session %s: %s, want a JSON-RPC error with id 9", sid, body)
+			}
+		}
+	}
+	initSession(t, addr)
+}
