@@ -39,11 +39,12 @@ type httpLimits struct {
 	header      time.Duration // to read a request's headers
 	body        time.Duration // to read a request's body
 	idle        time.Duration // a keep-alive connection without a request is closed
+	write       time.Duration // to write to a client that reads
 }
 
 // defaultLimits: a session costs about 15 kB, and a client holds one or two; loopback clients
 // send a request whole at once.
-var defaultLimits = httpLimits{maxSessions: 64, sessionIdle: time.Hour, header: 10 * time.Second, body: 10 * time.Second, idle: 30 * time.Second}
+var defaultLimits = httpLimits{maxSessions: 64, sessionIdle: time.Hour, header: 10 * time.Second, body: 10 * time.Second, idle: 30 * time.Second, write: 30 * time.Second}
 
 func (s *settings) httpLimits() (httpLimits, error) {
 	l := defaultLimits
@@ -169,6 +170,7 @@ type sessionUse struct {
 }
 
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w = &boundedWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: f.lim.write}
 	body, ok := f.checked(w, r)
 	if !ok {
 		return
@@ -211,6 +213,35 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.sdk.ServeHTTP(w, r)
 }
+
+// boundedWriter bounds each write to the client (and each flush) by d. A client that stops
+// reading (suspended, its machine asleep) would otherwise block a write forever once the
+// socket's buffers are full, and with it its request (holding its session busy) or, on a
+// listening stream, the go-sdk's notifier, which writes to one session after another: every
+// later client's resources/updated and list_changed stopped. A timed-out write breaks the
+// connection, so later writes to it fail at once.
+type boundedWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *boundedWriter) Write(b []byte) (int, error) {
+	w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	defer w.rc.SetWriteDeadline(time.Time{}) // a stream may stay quiet for longer than d
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *boundedWriter) FlushError() error {
+	w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	defer w.rc.SetWriteDeadline(time.Time{})
+	return w.rc.Flush()
+}
+
+func (w *boundedWriter) Flush() { w.FlushError() }
+
+// Unwrap lets http.NewResponseController reach the connection's own deadlines.
+func (w *boundedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // checked makes the checks of every request (Origin, token, body, JSON-RPC framing) and
 // returns its body; when one fails it has answered.

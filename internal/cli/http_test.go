@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,11 +26,17 @@ const testToken = "0123456789abcdef0123456789abcdef"
 // startHTTP serves a server (on no tmux) over HTTP on a real listener with the given limits.
 func startHTTP(t *testing.T, lim httpLimits) string {
 	t.Helper()
-	srv, err := server.New(server.Options{SocketPath: filepath.Join(t.TempDir(), "none")})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return startHTTPOn(t, ln, lim)
+}
+
+// startHTTPOn is startHTTP on the listener ln.
+func startHTTPOn(t *testing.T, ln net.Listener, lim httpLimits) string {
+	t.Helper()
+	srv, err := server.New(server.Options{SocketPath: filepath.Join(t.TempDir(), "none")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,4 +430,58 @@ func TestHTTPUnknownSession(t *testing.T) {
 		}
 	}
 	initSession(t, addr)
+}
+
+// smallSendBuffers gives every accepted connection a small socket send buffer, so that a
+// client that does not read blocks the server's writes after a few kilobytes.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// A client that stops reading (suspended, its machine asleep) is cut off after the write
+// timeout: its request ends and frees what it held. A write blocked on it held its session for
+// good (busy, so never closed for a new one), and on a listening stream every notification
+// sent after it to other clients (the go-sdk sends them one session after another):
+// resources/updated stopped for every subscriber of the pane.
+func TestHTTPStalledReader(t *testing.T) {
+	lim := defaultLimits
+	lim.maxSessions, lim.write = 1, 300*time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startHTTPOn(t, smallSendBuffers{ln}, lim)
+	sid := initSession(t, addr)
+	// A small receive buffer set before connecting keeps the window the client offers small.
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// tools/list answers are about 60 kB: a few, never read, fill every buffer on the way.
+	for i := range 8 {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i+10)
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+			"Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: %d\r\n\r\n%s", addr, testToken, sid, len(body), body)
+	}
+	time.Sleep(500 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _, reply := do(t, addr, req{body: initBody})
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a client that stopped reading still holds the only session 10 s later: initialize got %d %s", code, reply)
+		}
+	}
 }
