@@ -80,3 +80,42 @@ func TestRunWaitsForInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRunAnswerPastedEcho: an answer pasted with paste_text to_running_command is echoed by the
+// terminal with its line breaks as CR LF, and with submit its Enter's echo comes after the
+// text's; neither echo is the command's output (as with send_keys), so cat returns each line
+// once and wc -l only its count, and a prompt's line still ends where the answer did.
+func TestRunAnswerPastedEcho(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, cmd, text string
+		submit, eof     bool // eof: then C-d ends the command's input
+		want            []string
+	}{
+		{"lines", "cat", "x1\ny1\n", false, true, []string{"x1", "y1"}},
+		{"submit", "wc -l", "single line", true, true, []string{"1"}},
+		{"after-prompt", `read -p 'Proceed? ' x; echo "got $x"`, "y\n", false, false, []string{"Proceed? ", "got y"}},
+		{"after-prompt-submit", `read -p 'Proceed? ' x; echo "got $x"`, "y", true, false, []string{"Proceed? ", "got y"}},
+	}
+	c := start(t)
+	c.Tmx.NewSession("pe")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pane := c.Tmx.NewWindow("pe")
+			var out inputRunOut
+			c.OK("run_command", map[string]any{"pane_id": pane, "command": tc.cmd, "timeout": 120}, &out)
+			if !out.WaitingForInput {
+				t.Fatalf("%s is not waiting for input: %+v", tc.cmd, out)
+			}
+			c.OK("paste_text", map[string]any{"pane_id": pane, "text": tc.text, "submit": tc.submit, "to_running_command": true}, nil)
+			if tc.eof {
+				c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "C-d", "to_running_command": true}, nil)
+			}
+			var w waitRunOut
+			c.OK("wait_for_run", map[string]any{"pane_id": pane, "timeout": 60}, &w)
+			if w.ExitStatus == nil || *w.ExitStatus != 0 || strings.Join(w.Output, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("output %q (%+v), want %q: the pasted answer's echo is not the command's output", w.Output, w, tc.want)
+			}
+		})
+	}
+}

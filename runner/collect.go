@@ -115,9 +115,27 @@ type echo struct {
 // echoSlack bounds how far after its typing an echo is looked for.
 const echoSlack = 256
 
-// expect notes text typed at stream offset at.
+// expect notes text typed at stream offset at. A terminal in canonical mode echoes each line
+// break typed (LF, or the CR a paste or Enter sends) as CR LF, so the echo looked for has them so.
 func (c *collector) expect(at int64, text string) {
-	c.echoes = append(c.echoes, echo{at: at, text: []byte(text)})
+	c.echoes = append(c.echoes, echo{at: at, text: echoed(text)})
+}
+
+// echoed is text as a canonical-mode terminal echoes it: every CR LF, CR or LF as CR LF.
+func echoed(text string) []byte {
+	b := make([]byte, 0, len(text)+8)
+	for i := 0; i < len(text); i++ {
+		switch ch := text[i]; {
+		case ch == '\r' && i+1 < len(text) && text[i+1] == '\n':
+			b = append(b, '\r', '\n')
+			i++
+		case ch == '\r' || ch == '\n':
+			b = append(b, '\r', '\n')
+		default:
+			b = append(b, ch)
+		}
+	}
+	return b
 }
 
 // dropEchoes removes from the body the echo of each expected text, with the line break that
@@ -143,15 +161,7 @@ func (c *collector) dropEchoes() {
 			continue
 		}
 		at, n := from+i, len(e.text)
-		// The line break goes with the echo only when the echo was a line of its own: after a
-		// prompt on the same line ("Proceed? y"), it ends the prompt's line, which stays.
-		if ownLine := at == 0 || c.body[at-1] == '\n'; ownLine {
-			if rest := c.body[at+n:]; bytes.HasPrefix(rest, []byte("\r\n")) {
-				n += 2
-			} else if bytes.HasPrefix(rest, []byte("\n")) {
-				n++
-			}
-		}
+		n = echoLen(c.body, at, n, bytes.HasSuffix(e.text, []byte("\r\n")))
 		c.body = append(c.body[:at], c.body[at+n:]...)
 		switch {
 		case c.escAt >= at+n:
@@ -165,6 +175,25 @@ func (c *collector) dropEchoes() {
 		}
 	}
 	c.echoes = keep
+}
+
+// echoLen returns how much of body to remove for an echo of n bytes found at at. The line break
+// goes with the echo only when the echo was a line of its own: after a prompt on the same line
+// ("Proceed? y"), it ends the prompt's line, which stays. brk: the echo ends with its own line
+// break (a pasted line, or one submitted).
+func echoLen(body []byte, at, n int, brk bool) int {
+	ownLine := at == 0 || body[at-1] == '\n'
+	switch rest := body[at+n:]; {
+	case !ownLine && brk:
+		return n - 2
+	case !ownLine || brk:
+		return n
+	case bytes.HasPrefix(rest, []byte("\r\n")):
+		return n + 2
+	case bytes.HasPrefix(rest, []byte("\n")):
+		return n + 1
+	}
+	return n
 }
 
 // findStart looks for the start marker in pre and moves what follows it into body. An end

@@ -415,7 +415,11 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 		}
 		c.srv.state.removeBuffer(ts, name)
 	}()
-	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, in.Text, func() error {
+	echoText := in.Text
+	if in.Submit {
+		echoText += "\n" // the Enter submit presses: a run's command has its echo come after the text's
+	}
+	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, echoText, func() error {
 		// No temporary file, nothing on a command line.
 		if err := ts.LoadBuffer(ctx, name, []byte(in.Text)); err != nil {
 			return fmt.Errorf("loading the text into a tmux buffer: %w", err)
