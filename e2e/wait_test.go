@@ -255,6 +255,31 @@ func TestWaitForTextAlternateScreen(t *testing.T) {
 	}
 }
 
+// TestWaitForTextFullScreenRedraw: a full-screen program already on the alternate screen when
+// the wait begins rewrites only what changed (as watch and top do: cursor motion and a digit),
+// so its text never comes as a line; the wait reads the screen's rows and matches a row newly
+// drawn, and never a row that was on screen at its start and stayed unchanged.
+func TestWaitForTextFullScreenRedraw(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	warm(c, pane)
+	c.Tmx.Tmux("send-keys", "-t", pane, `printf '\033[?1049h\033[H\033[2Jstatus: count 1\033[5;1Hfooter'; `+
+		`for i in 2 3 4 5 6 7 8 9; do sleep 1; printf '\033[1;15H%s' $i; done; sleep 60`, "Enter")
+	screenHas(c, pane, "status: count")
+	var now struct{ Cursor string }
+	c.OK("capture_since", map[string]any{"pane_id": pane}, &now) // the wait starts after the first draw
+	var r waitResult
+	c.OK("wait_for_text", map[string]any{"cursor": now.Cursor, "patterns": []string{"footer"}, "timeout": 1.5}, &r)
+	if r.Found {
+		t.Errorf("a row unchanged since the wait began matched: %+v", r)
+	}
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{"count 6"}, "timeout": 20}, &r)
+	if !r.Found || r.Outcome != "matched" || len(r.MatchedLines) != 1 || r.MatchedLines[0] != "status: count 6" {
+		t.Errorf("text redrawn on the alternate screen was not matched: %+v", r)
+	}
+	c.Tmx.Tmux("send-keys", "-t", pane, "C-c", "")
+}
+
 func TestWaitForTextCursor(t *testing.T) {
 	c := start(t)
 	_, pane := c.Tmx.NewSession("s")

@@ -180,10 +180,13 @@ func (w *textWait) open(ctx context.Context, cur *cursor.Cursor) error {
 		}
 	}
 	w.m.Echoes = func() echo.Set { return w.c.srv.state.echo.Echoes(w.key, time.Now()) }
-	if len(w.m.Pats) > 0 && off == st.Offset() {
-		screen := &tmux.Capture{Pane: w.t.pane.PaneID, Join: true}
-		if err := w.t.ts.Do(ctx, screen); err == nil {
-			w.out.MatchedAtEntry = w.m.OnScreen(screen.Lines)
+	if len(w.m.Pats) > 0 {
+		scr, screen := &tmux.Screen{Pane: w.t.pane.PaneID}, &tmux.Capture{Pane: w.t.pane.PaneID, Join: true}
+		if err := w.t.ts.Batch(ctx, scr, screen); err == nil {
+			w.out.MatchedAtEntry = off == st.Offset() && w.m.OnScreen(screen.Lines)
+			if scr.AlternateOn {
+				w.m.StartOnAlt(screen.Lines)
+			}
 		}
 	}
 	w.at = off
@@ -232,6 +235,10 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 				w.out.Outcome, w.out.MatchedIndex, w.out.MatchedLines = d.Outcome, d.Index, d.Lines
 				return w.end()
 			}
+			if d := w.screenRows(ctx); d.Outcome != "" {
+				w.out.Outcome, w.out.MatchedIndex, w.out.MatchedLines = d.Outcome, d.Index, d.Lines
+				return w.end()
+			}
 			continue
 		}
 		if rerr != nil {
@@ -256,6 +263,19 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 			return w.timedOut(ctx)
 		}
 	}
+}
+
+// screenRows checks the rows of a full-screen program's screen (waitmatch.Matcher.Rows) once
+// output was read that left the pane on the alternate screen: its redraws need not be lines.
+func (w *textWait) screenRows(ctx context.Context) waitmatch.Decision {
+	if len(w.m.Pats) == 0 || !w.m.OnAlt() {
+		return waitmatch.Decision{}
+	}
+	screen := &tmux.Capture{Pane: w.t.pane.PaneID, Join: true}
+	if err := w.t.ts.Do(ctx, screen); err != nil {
+		return waitmatch.Decision{}
+	}
+	return w.m.Rows(screen.Lines)
 }
 
 // timedOut ends a wait at its deadline: timeout, or alternate_screen when the pane switched to

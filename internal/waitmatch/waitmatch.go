@@ -45,6 +45,8 @@ type Matcher struct {
 	lastESC     bool // the last byte fed was ESC
 	lastPartial string
 	saw         bool
+	shown       map[string]bool // the alternate screen's rows at the last look (Rows)
+	altFresh    bool            // shown was emptied after a switch to the alternate screen
 	tailLines   []string
 	partial     string
 }
@@ -232,3 +234,67 @@ func (m *Matcher) Saw() bool { return m.saw }
 
 // AltSeen reports whether the pane switched to the alternate screen.
 func (m *Matcher) AltSeen() bool { return m.alt.seen }
+
+// A full-screen program draws its rows with cursor motion, often rewriting only what changed
+// (watch, top), so its text need not come as lines in the stream: on the alternate screen the
+// wait also reads the screen's rows, and a row that was not on screen at the last look counts as
+// new output. Rows already shown when the wait began (the alternate screen was on then) are the
+// first look; after a switch to it during the wait, every row is new.
+
+// StartOnAlt tells the matcher the pane showed the alternate screen, with rows, when the wait began.
+func (m *Matcher) StartOnAlt(rows []string) {
+	m.alt.on = true
+	m.shown = rowSet(rows)
+}
+
+// OnAlt reports whether the pane shows the alternate screen now, as far as the output read tells.
+func (m *Matcher) OnAlt() bool { return m.alt.on }
+
+// Rows checks the rows of the alternate screen, read after the output fed so far: stop
+// patterns, then patterns, in the rows not shown at the last look.
+func (m *Matcher) Rows(rows []string) Decision {
+	if m.alt.seen && !m.altFresh {
+		m.altFresh, m.shown = true, nil // switched to it during the wait: every row is new
+	}
+	echoes := m.Echoes()
+	var fresh []string // new rows, our echo removed
+	var lines []string // the same rows as shown
+	for _, row := range rows {
+		row = strings.TrimRight(row, " ")
+		if clean := echo.Strip(row, echoes, false); !m.shown[row] && strings.TrimSpace(clean) != "" {
+			fresh, lines = append(fresh, clean), append(lines, row)
+		}
+	}
+	m.shown = rowSet(rows)
+	if len(fresh) > 0 {
+		m.saw = true
+	}
+	if i, at := firstMatch(m.Stops, fresh); i >= 0 {
+		return Decision{Outcome: Stopped, Index: &i, Lines: []string{lines[at]}}
+	}
+	if i, at := firstMatch(m.Pats, fresh); i >= 0 {
+		return Decision{Outcome: Matched, Index: &i, Lines: []string{lines[at]}}
+	}
+	return Decision{}
+}
+
+// firstMatch returns the first row (at) that a pattern (i) matches, or -1s.
+func firstMatch(pats []*regexp.Regexp, rows []string) (i, at int) {
+	for at, row := range rows {
+		for i, re := range pats {
+			if re.MatchString(row) {
+				return i, at
+			}
+		}
+	}
+	return -1, -1
+}
+
+// rowSet is the set of rows, trailing blanks removed.
+func rowSet(rows []string) map[string]bool {
+	set := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		set[strings.TrimRight(r, " ")] = true
+	}
+	return set
+}

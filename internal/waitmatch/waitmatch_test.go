@@ -102,3 +102,32 @@ func TestBoundLines(t *testing.T) {
 		t.Errorf("byte bound: %d lines", len(got))
 	}
 }
+
+// TestRows: on the alternate screen a row counts once it was not on screen at the last look;
+// after a switch to it during the wait, every row is new; stop patterns come first.
+func TestRows(t *testing.T) {
+	pats := func(s ...string) []*regexp.Regexp {
+		var res []*regexp.Regexp
+		for _, p := range s {
+			res = append(res, regexp.MustCompile(regexp.QuoteMeta(p)))
+		}
+		return res
+	}
+	none := func() echo.Set { return echo.Set{} }
+	m := &Matcher{Pats: pats("count 2", "footer"), Stops: pats("error"), Echoes: none}
+	m.StartOnAlt([]string{"count 1", "footer   "})
+	if d := m.Rows([]string{"count 1", "footer"}); d.Outcome != "" {
+		t.Errorf("unchanged rows: %+v", d)
+	}
+	if d := m.Rows([]string{"count 2  ", "footer"}); d.Outcome != Matched || *d.Index != 0 || d.Lines[0] != "count 2" {
+		t.Errorf("a redrawn row: %+v", d)
+	}
+	if d := m.Rows([]string{"count 2", "footer", "error: x"}); d.Outcome != Stopped {
+		t.Errorf("stop pattern: %+v", d)
+	}
+	m = &Matcher{Pats: pats("footer"), Echoes: none}
+	m.Feed([]byte("\x1b[?1049hfooter"), 0)
+	if d := m.Rows([]string{"footer"}); d.Outcome != Matched {
+		t.Errorf("after a switch during the wait: %+v", d)
+	}
+}
