@@ -14,6 +14,7 @@ const (
 	NoPane    Reason = iota + 1 // the pane does not exist
 	Dead                        // the pane is dead (remain-on-exit)
 	InMode                      // copy mode or another mode
+	Synchronized                // synchronize-panes: the typed line would run in other panes too
 	Watched                     // a terminal client has it on screen; force never overrides
 	Caller                      // the pane this server runs in, without force
 	Busy                        // reserved by an unfinished run of this server
@@ -28,6 +29,7 @@ type Refusal struct {
 	Program string // the foreground program (NotShell)
 	Mode    string // the pane's mode (InMode), when known
 	Holder  string // what reserves the pane (Busy)
+	Window  string // the pane's window (Synchronized)
 }
 
 func (r *Refusal) Error() string {
@@ -41,6 +43,8 @@ func (r *Refusal) Error() string {
 			return fmt.Sprintf("pane %s is in %s", r.Pane, r.Mode)
 		}
 		return fmt.Sprintf("pane %s is in a mode (e.g. copy mode)", r.Pane)
+	case Synchronized:
+		return fmt.Sprintf("pane %s is in a window with synchronize-panes on: what is typed into it is also typed into the other panes of its window, so the command would run there too; nothing was typed", r.Pane)
 	case Watched:
 		return fmt.Sprintf("pane %s is on a person's screen (a terminal client shows it); commands are never typed into a watched pane, even with force", r.Pane)
 	case Caller:
@@ -71,7 +75,8 @@ type Guard struct {
 }
 
 // Check is a run's preflight, the conditions under which typing into a pane is safe, on a
-// snapshot holding panes and clients: the pane exists and is alive, is not in a mode, is not watched by a terminal client, is not the
+// snapshot holding panes and clients: the pane exists and is alive, is not in a mode, does not
+// pass its keys on to other panes (synchronize-panes), is not watched by a terminal client, is not the
 // caller's pane unless forced, and is not reserved (Guard.Busy). It returns the pane, or a
 // *Refusal. Whether a shell is at its prompt in it is Run's to find out (it waits for one that
 // is starting).
@@ -85,6 +90,8 @@ func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, error) {
 		return p, &Refusal{Reason: Dead, Pane: paneID}
 	case p.PaneInMode:
 		return p, &Refusal{Reason: InMode, Pane: paneID}
+	case p.TypesIntoOthers():
+		return p, &Refusal{Reason: Synchronized, Pane: paneID, Window: p.WindowID}
 	case !g.AllowWatched && snap.Watched()[paneID]:
 		return p, &Refusal{Reason: Watched, Pane: paneID}
 	case g.CallerPane != "" && g.CallerPane == paneID && !g.Force:

@@ -209,3 +209,33 @@ func TestRunWaitingHintOnce(t *testing.T) {
 	}
 	callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"C-c","enter":false}`)
 }
+
+// A window with synchronize-panes on passes keys sent to one pane to all of them: a run there
+// would type its line, and run its command, in every pane of the window. It is refused, with
+// the window to turn it off in; send_keys says its keys went to the other panes too.
+func TestSynchronizedWindow(t *testing.T) {
+	srv, tmx, pane := newTestServer(t, policy.Mutating)
+	other := tmx.SplitWindow(pane)
+	window := strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{window_id}"))
+	tmx.Tmux("set-option", "-w", "-t", window, "synchronize-panes", "on")
+	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"echo ran-by-agent"}`)
+	if !failed || !strings.Contains(text, "synchronize-panes") || !strings.Contains(text, "target="+window) {
+		t.Errorf("a run in a synchronized window: want a refusal naming the window, got %s", text)
+	}
+	text, failed = callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"echo sent-to-one"}`)
+	if failed || !strings.Contains(text, `"synchronized":true`) {
+		t.Errorf("send_keys in a synchronized window: want synchronized true, got %s", text)
+	}
+	waitScreen(t, tmx, other, "sent-to-one") // tmux's own behaviour, which the result reports
+	if screen := tmx.Tmux("capture-pane", "-p", "-t", other); strings.Contains(screen, "ran-by-agent") {
+		t.Errorf("the refused run typed into the other pane:\n%s", screen)
+	}
+	tmx.Tmux("set-option", "-w", "-t", window, "synchronize-panes", "off")
+	text, failed = callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"echo ran-by-agent"}`)
+	if failed || !strings.Contains(text, "ran-by-agent") {
+		t.Errorf("a run once synchronize-panes is off: %s", text)
+	}
+	if screen := tmx.Tmux("capture-pane", "-p", "-t", other); strings.Contains(screen, "ran-by-agent") {
+		t.Errorf("the run typed into the other pane:\n%s", screen)
+	}
+}

@@ -238,6 +238,9 @@ type sendKeysOut struct {
 	Sent   string `json:"sent" jsonschema:"what was sent, e.g. text \"ls\" + Enter, or keys C-c"`
 	Cursor string `json:"cursor" jsonschema:"taken before the first key: wait_for_text (or capture_since) with it sees everything the pane printed after the input"`
 	InMode bool   `json:"in_mode,omitempty" jsonschema:"the pane was in copy mode: the keys drove tmux's copy mode, not its program (exit_copy_mode first to type into the program)"`
+	// Synchronized: tmux copies keys sent to a pane with synchronize-panes on to the other
+	// panes of its window; the caller asked for one pane.
+	Synchronized bool `json:"synchronized,omitempty" jsonschema:"synchronize-panes is on: the keys also went to the window's other panes"`
 }
 
 func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error) {
@@ -253,7 +256,8 @@ func sendKeys(ctx context.Context, c *Call, in *sendKeysIn) (sendKeysOut, error)
 	if err != nil {
 		return sendKeysOut{}, err
 	}
-	return sendKeysOut{PaneID: t.pane.PaneID, Sent: desc, Cursor: cur, InMode: t.pane.PaneInMode}, nil
+	return sendKeysOut{PaneID: t.pane.PaneID, Sent: desc, Cursor: cur, InMode: t.pane.PaneInMode,
+		Synchronized: t.pane.TypesIntoOthers() && !t.pane.PaneInMode}, nil
 }
 
 // ---- send_keys_batch

@@ -161,6 +161,8 @@ func refusal(a runArgs, err error) error {
 		hint = "Restart it with respawn_pane, or use another pane (list_panes)."
 	case runner.InMode:
 		hint = "Leave the mode first (exit_copy_mode, or send_keys keys=\"q\" enter=false), then run the command."
+	case runner.Synchronized:
+		hint = "Run it in a window of your own (create_window makes one), or, if the person agrees, turn synchronize-panes off there (set_option option=synchronize-panes value=off scope=window target=" + r.Window + ")."
 	case runner.Watched:
 		hint = "Run it in a window nobody has on screen: create_window (detached unless attach=true) makes one in the same session, and the person sees its output when they switch to it. " +
 			"A person can follow runs live from a read-only client (tmux attach -r), which does not count as watching; an operator can allow runs in watched panes with LIBTMUX_MCP_ALLOW_WATCHED=1."

@@ -285,7 +285,7 @@ var generatedSchemas = map[string]toolSchemas{
 	"send_keys": {
 		in:     `{"type":"object","properties":{"keys":{"type":"string"},"pane_id":{"type":"string"},"session_name":{"type":"string"},"session_id":{"type":"string"},"window_id":{"type":"string"},"enter":{"type":"boolean","default":true},"literal":{"type":"boolean","default":false},"suppress_history":{"type":"boolean","description":"Prefix a space: ignorespace shells skip history","default":false},"to_running_command":{"type":"boolean","description":"Input for a run's command"},"socket_name":{"type":"string"}},"required":["keys"],"additionalProperties":false}`,
 		strict: `{"type":"object","properties":{"keys":{"type":"string"},"pane_id":{"type":["null","string"],"default":null},"session_name":{"type":["null","string"],"default":null},"session_id":{"type":["null","string"],"default":null},"window_id":{"type":["null","string"],"default":null},"enter":{"type":"boolean","default":true},"literal":{"type":"boolean","default":false},"suppress_history":{"type":"boolean","default":false},"to_running_command":{"type":"boolean"},"socket_name":{"type":["null","string"],"default":null}},"required":["keys"],"additionalProperties":false}`,
-		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"sent":{"type":"string"},"cursor":{"type":"string"},"in_mode":{"type":"boolean"}}}`,
+		out:    `{"type":"object","properties":{"pane_id":{"type":"string"},"sent":{"type":"string"},"cursor":{"type":"string"},"in_mode":{"type":"boolean"},"synchronized":{"type":"boolean"}}}`,
 		args:   []string{"enter", "keys", "literal", "pane_id", "session_id", "session_name", "socket_name", "suppress_history", "to_running_command", "window_id"},
 	},
 	"send_keys_batch": {

@@ -193,6 +193,9 @@ func (c *Call) openPage(ctx context.Context, ts *tmux.Server, p tmux.Pane, messa
 			}
 		}
 	}
+	if p.TypesIntoOthers() {
+		return nil, syncedRefusal(p)
+	}
 	program := p.PaneCurrentCommand
 	pg, err := openSecretPage(p.PaneID, program, shows, truncate(message, 500), func(secret string) (int, error) {
 		return c.srv.typeSecretInto(ts, p, secret, enter)
@@ -268,6 +271,14 @@ func (s *Server) typeSecretInto(ts *tmux.Server, p tmux.Pane, secret string, ent
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	// Read again: synchronize-panes may have been turned on since the page opened.
+	now := &tmux.PaneRecord{Pane: p.PaneID}
+	if err := ts.Do(ctx, now); err != nil {
+		return 0, fmt.Errorf("pane %s could not be read before typing: %w", p.PaneID, err)
+	}
+	if now.Record.TypesIntoOthers() {
+		return 0, syncedRefusal(now.Record)
+	}
 	ops := []tmux.Op{&tmux.SendText{Pane: p.PaneID, Text: secret}}
 	if enter {
 		ops = append(ops, &tmux.SendKeys{Pane: p.PaneID, Keys: []string{"Enter"}})
@@ -281,6 +292,13 @@ func (s *Server) typeSecretInto(ts *tmux.Server, p tmux.Pane, secret string, ent
 		s.audit.Secret(p.PaneID, len(secret))
 	}
 	return len(secret), nil
+}
+
+// syncedRefusal refuses to type a secret into pane p whose keys go to other panes too
+// (synchronize-panes): there, a shell's command line would show it.
+func syncedRefusal(p tmux.Pane) error {
+	return fail(fmt.Sprintf("Ask the person to turn synchronize-panes off for window %s (or, if they agree, set_option option=synchronize-panes value=off scope=window target=%s), then call again.", p.WindowID, p.WindowID),
+		"pane %s is in a window with synchronize-panes on: a secret typed into it would also be typed into the other panes of its window, where it would show; nothing was typed", p.PaneID)
 }
 
 // mark places a marker in every recording of pane.

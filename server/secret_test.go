@@ -446,3 +446,40 @@ func TestRunAsksForSecret(t *testing.T) {
 		}
 	})
 }
+
+// A secret is never typed into a pane whose keys tmux copies to other panes (synchronize-panes):
+// their shells would show it. Refused before a page opens, and when synchronize-panes was
+// turned on while the page was open.
+func TestTypeSecretSynchronized(t *testing.T) {
+	tmx := testtmux.New(t)
+	_, pane := tmx.NewSession("s")
+	other := tmx.SplitWindow(pane)
+	s, err := New(Options{SocketPath: tmx.Socket, Env: tmx.Env, Safety: policy.Mutating})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	hiddenPrompt(t, tmx, pane)
+	syncOn := func(v string) { tmx.Tmux("set-option", "-w", "-t", pane, "synchronize-panes", v) }
+	syncOn("on")
+	cs := (&pageClient{urlMode: true, open: func(string) { t.Error("a page was opened") }}).connect(t, s, "stream", "2025-11-25")
+	res, text := callJSON(t, cs, "type_secret", map[string]any{"pane_id": pane})
+	if !res.IsError || !strings.Contains(text, "synchronize-panes") {
+		t.Errorf("a synchronized pane: want a refusal, got %s", text)
+	}
+	syncOn("off")
+	var submitted string
+	late := (&pageClient{urlMode: true, open: func(u string) {
+		syncOn("on")
+		_, submitted, _ = submitPage(u, testSecret, nil)
+	}}).connect(t, s, "stream", "2025-11-25")
+	res, text = callJSON(t, late, "type_secret", map[string]any{"pane_id": pane})
+	if !res.IsError || !strings.Contains(submitted, "synchronize-panes") {
+		t.Errorf("synchronize-panes turned on while the page was open: want nothing typed, got %s (page: %s)", text, submitted)
+	}
+	if screen := tmx.Tmux("capture-pane", "-p", "-t", other); strings.Contains(screen, testSecret) {
+		t.Errorf("the secret shows in the other pane:\n%s", screen)
+	}
+	syncOn("off")
+	tmx.Tmux("send-keys", "-t", pane, "C-c")
+}

@@ -58,7 +58,15 @@ type Pane struct {
 	WindowIndex        int    `json:"window_index"`
 	SessionID          string `json:"session_id"`
 	SessionName        string `json:"session_name"`
+	// Synchronized is tmux's synchronize-panes for the pane: keys sent to it (send-keys,
+	// including a run's typing) also go to the other panes of its window that have it on.
+	Synchronized bool `json:"-"`
+	WindowPanes  int  `json:"-"` // how many panes its window has
 }
+
+// TypesIntoOthers says whether keys sent to the pane may also reach other panes of its window
+// (synchronize-panes on, and the window has more than this pane). paste-buffer is never copied.
+func (p Pane) TypesIntoOthers() bool { return p.Synchronized && p.WindowPanes > 1 }
 
 // Client is one client attached to the server.
 type Client struct {
@@ -93,6 +101,7 @@ var paneFields = []field{
 	{name: "pane_current_path", text: true}, {name: "pane_pid"}, {name: "pane_title", text: true},
 	{name: "pane_active"}, {name: "pane_dead"}, {name: "pane_in_mode"}, {name: "window_id"},
 	{name: "window_index"}, {name: "session_id"}, {name: "session_name", text: true},
+	{name: "pane_synchronized"}, {name: "window_panes"},
 }
 
 // paneListFields are paneFields as Snapshot lists them, with the costly fields printed once.
@@ -143,6 +152,7 @@ func paneFromRow(r row) Pane {
 		PaneDead: r.bool("pane_dead"), PaneInMode: r.bool("pane_in_mode"),
 		WindowID: r.str("window_id"), WindowIndex: r.int("window_index"),
 		SessionID: r.str("session_id"), SessionName: r.str("session_name"),
+		Synchronized: r.bool("pane_synchronized"), WindowPanes: r.int("window_panes"),
 	}
 }
 
