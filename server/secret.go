@@ -333,6 +333,9 @@ func (c *Call) withSecrets(ctx context.Context, ts *tmux.Server, p tmux.Pane, ti
 	round := 0
 	var res runner.Result
 	var err error
+	// typed: the person typed the last secret asked for. One they declined, cancelled or let
+	// expire is not asked for again in this call: the agent gets the run as it stands.
+	typed := true
 	if note := c.recall(noteRunPage); note != "" {
 		r, id, _ := strings.Cut(note, " ")
 		round, _ = strconv.Atoi(r)
@@ -340,51 +343,52 @@ func (c *Call) withSecrets(ctx context.Context, ts *tmux.Server, p tmux.Pane, ti
 		if pg != nil && pg.pane != pane {
 			pg = nil
 		}
-		res, err = c.runPageRound(ctx, ts, pane, round, pg, timeout)
+		res, typed, err = c.runPageRound(ctx, ts, pane, round, pg, timeout)
 		round++
 	} else {
 		res, err = first()
 	}
-	for ; err == nil && round < maxRunAsks && res.WaitingForInput && res.InputHidden && c.autoSecrets(); round++ {
+	for ; err == nil && typed && round < maxRunAsks && res.WaitingForInput && res.InputHidden && c.autoSecrets(); round++ {
 		pg, e := c.openPage(ctx, ts, p, "", true)
 		if e != nil {
 			return res, nil // no page: the result as it stands
 		}
 		c.keep(noteRunPage, strconv.Itoa(round)+" "+pg.id)
-		res, err = c.runPageRound(ctx, ts, pane, round, pg, timeout)
+		res, typed, err = c.runPageRound(ctx, ts, pane, round, pg, timeout)
 	}
 	return res, err
 }
 
 // runPageRound asks the client to open pg and, once the secret is typed, waits for the run in
-// pane again. Declined, cancelled or expired: the run's result as it stands (waiting for input).
-func (c *Call) runPageRound(ctx context.Context, ts *tmux.Server, pane string, round int, pg *secretPage, timeout time.Duration) (runner.Result, error) {
+// pane again; typed says the secret was typed. Declined, cancelled or expired: the run's result
+// as it stands (waiting for input), not typed.
+func (c *Call) runPageRound(ctx context.Context, ts *tmux.Server, pane string, round int, pg *secretPage, timeout time.Duration) (res runner.Result, typed bool, err error) {
 	id, err := ts.Identity(ctx)
 	if err != nil {
-		return runner.Result{}, err
+		return runner.Result{}, false, err
 	}
 	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
 	if rec == nil {
-		return runner.Result{}, fmt.Errorf("pane %s has no run of this server any more", pane)
+		return runner.Result{}, false, fmt.Errorf("pane %s has no run of this server any more", pane)
 	}
 	if pg == nil {
-		return rec.Result(), nil // its page expired and was forgotten
+		return rec.Result(), false, nil // its page expired and was forgotten
 	}
 	if _, err := c.askPage(ctx, "secret"+strconv.Itoa(round), pg); err != nil {
 		var in *inputRequired
 		if errors.As(err, &in) || ctx.Err() != nil {
-			return runner.Result{}, err
+			return runner.Result{}, false, err
 		}
-		return rec.Result(), nil
+		return rec.Result(), false, nil
 	}
 	afterTyping(ts, pane, pg)
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res := c.srv.state.runs.Await(wctx, rec, c.runProgress(ctx, pane, timeout))
+	res = c.srv.state.runs.Await(wctx, rec, c.runProgress(ctx, pane, timeout))
 	if ctx.Err() != nil {
-		return res, ctx.Err()
+		return res, true, ctx.Err()
 	}
-	return res, nil
+	return res, true, nil
 }
 
 // afterTyping waits, briefly, for the program to read what was typed: its terminal leaves the

@@ -483,3 +483,30 @@ func TestTypeSecretSynchronized(t *testing.T) {
 	syncOn("off")
 	tmx.Tmux("send-keys", "-t", pane, "C-c")
 }
+
+// A person who declines (or cancels) the page is not asked again by the same call: a run
+// waiting for a password used to open a new page after each refusal, three in a row.
+func TestRunAsksOnceWhenDeclined(t *testing.T) {
+	const cmd = `read -r -s -p 'Password: ' pw; echo; echo "len=${#pw}"`
+	s, tmx, pane := newTestServer(t, policy.Mutating)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		for _, action := range []string{"decline", "cancel"} {
+			tmx.WaitPrompt(pane)
+			pc := &pageClient{urlMode: true, action: action}
+			cs := pc.connect(t, s, "stream", v)
+			res, text := callJSON(t, cs, "run_command", map[string]any{"pane_id": pane, "command": cmd, "timeout": 60})
+			var out runCommandOut
+			if err := Structured(res, &out); err != nil || !out.WaitingForInput || !out.InputHidden {
+				t.Fatalf("%s %s: want the run waiting for hidden input: %s", v, action, text)
+			}
+			pc.mu.Lock()
+			asked := len(pc.asked)
+			pc.mu.Unlock()
+			if asked != 1 {
+				t.Errorf("%s %s: the person was asked %d times in one call, want once", v, action, asked)
+			}
+			tmx.Tmux("send-keys", "-t", pane, "C-c")
+			callJSON(t, cs, "wait_for_run", map[string]any{"pane_id": pane, "timeout": 20})
+		}
+	}
+}
