@@ -319,8 +319,10 @@ func listRecordings(ctx context.Context, c *Call, in *listRecordingsIn) (Recordi
 }
 
 // runBegan places a marker in the recording of a pane (if any) where a run_* command is about
-// to be typed, and returns what places the marker of its end.
-func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func(runner.Result, error) {
+// to be typed, and returns what places the marker of its end. A run still going when its call
+// returns (timed out, waiting for input) is marked so then, and again with its exit status when
+// it ends: later (rec, its record) and within the recording's life.
+func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func(res runner.Result, err error, rec *runner.Record) {
 	rs.mu.Lock()
 	var recs []*record.Recording
 	for _, e := range rs.running {
@@ -330,7 +332,7 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 	}
 	rs.mu.Unlock()
 	if len(recs) == 0 {
-		return func(runner.Result, error) {}
+		return func(runner.Result, error, *runner.Record) {}
 	}
 	var releases []func()
 	for _, r := range recs {
@@ -338,22 +340,35 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 		// The typed wrapper line is not written until the run hid it (redrew the command).
 		releases = append(releases, r.Hold())
 	}
-	return func(res runner.Result, err error) {
+	return func(res runner.Result, err error, rec *runner.Record) {
 		for _, release := range releases {
 			release()
 		}
-		end := string(res.Outcome)
-		switch {
-		case err != nil:
-			end = "failed: " + truncate(err.Error(), 200)
-		case res.ExitStatus != nil:
-			end = fmt.Sprintf("exit %d", *res.ExitStatus)
-		case res.StillRunning:
-			end += " (still running)"
+		markEnd(recs, tool, res, err)
+		if err == nil && res.StillRunning && rec != nil {
+			go func() {
+				<-rec.Done()
+				markEnd(recs, tool, rec.Result(), nil)
+			}()
 		}
-		for _, r := range recs {
-			r.Mark(fmt.Sprintf("%s ended: %s", tool, end))
-		}
+	}
+}
+
+// markEnd marks in recs how a run of tool ended, or that its call returned while it runs.
+func markEnd(recs []*record.Recording, tool string, res runner.Result, err error) {
+	label := tool + " ended: " + string(res.Outcome)
+	switch {
+	case err != nil:
+		label = tool + " ended: failed: " + truncate(err.Error(), 200)
+	case res.ExitStatus != nil:
+		label = fmt.Sprintf("%s ended: exit %d", tool, *res.ExitStatus)
+	case res.StillRunning && res.WaitingForInput:
+		label = tool + " returned: the command still runs, waiting for input"
+	case res.StillRunning:
+		label = tool + " returned: the command still runs (" + string(res.Outcome) + ")"
+	}
+	for _, r := range recs {
+		r.Mark(label)
 	}
 }
 

@@ -109,11 +109,24 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 			Command: a.command, Timeout: a.timeout, MaxLines: a.maxLines, MaxBytes: maxRunOutput, History: a.history,
 			Progress: c.runProgress(ctx, p.PaneID, a.timeout),
 		})
-		ended(res, err)
+		ended(res, err, c.runRecord(ctx, ts, p.PaneID, res, err))
 		noted()
 		return res, err
 	})
 	return p, res, refusal(a, err)
+}
+
+// runRecord is the record of the run in pane that its call left running, for what follows its
+// end (a recording's marker); nil when it ended or never ran.
+func (c *Call) runRecord(ctx context.Context, ts *tmux.Server, pane string, res runner.Result, err error) *runner.Record {
+	if err != nil || !res.StillRunning {
+		return nil
+	}
+	id, e := ts.Identity(ctx)
+	if e != nil {
+		return nil
+	}
+	return c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
 }
 
 // paneAndRunOption resolves a pane target (see paneWith) and reads, in the same command list,
