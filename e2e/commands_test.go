@@ -403,3 +403,41 @@ func decode(t *testing.T, res *mcp.CallToolResult, out any) {
 		t.Fatalf("decoding %s: %v", b, err)
 	}
 }
+
+// TestIntegrationExportsNoMarks: a user who exports PS1 and PROMPT_COMMAND (or whose tmux has
+// PS1 in its environment) keeps the integration's marks and hook names out of the environment
+// of what their shell starts: a nested bash printed "__tmux_mcp_pre: command not found" at each
+// prompt, dash drew the marks' text, and the marks it drew ended the nested shell's command.
+func TestIntegrationExportsNoMarks(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			testtmux.RequireShell(t, []string{shell})
+			c := start(t)
+			sess, _ := c.Tmx.NewSession("")
+			home := c.Tmx.Home
+			rc := "export PS1='\\u \\$ ' PS0='' PROMPT_COMMAND='history -a'\n"
+			if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(rc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var p struct {
+				PaneID string `json:"pane_id"`
+			}
+			// The session's PS1='$ ' is in the zsh's environment: zsh exports it.
+			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
+				"environment": map[string]any{"HOME": home}}, &p)
+			waitMarks(t, c, p.PaneID)
+			out := filepath.Join(home, "env.out")
+			personTypes(c.Tmx, p.PaneID, "env > "+out)
+			waitCommands(t, c, p.PaneID, 1, ended)
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, bad := range []string{"133;", "__tmux_mcp"} {
+				if strings.Contains(string(b), bad) {
+					t.Errorf("the environment of a command holds %q:\n%s", bad, b)
+				}
+			}
+		})
+	}
+}
