@@ -404,6 +404,56 @@ func decode(t *testing.T, res *mcp.CallToolResult, out any) {
 	}
 }
 
+// TestCommandsRunInNestedShell: a run in a shell a person started from an integrated one (bash
+// in zsh, as ssh or `nix develop` would be) is listed as the run, and the nested shell stays
+// listed, running, then ended with its status: the run used to take its place in the list.
+func TestCommandsRunInNestedShell(t *testing.T) {
+	testtmux.RequireShell(t, []string{"zsh", "bash"})
+	c := start(t)
+	sess, _ := c.Tmx.NewSession("")
+	home := c.Tmx.Home
+	var p struct {
+		PaneID string `json:"pane_id"`
+	}
+	c.OK("split_window", map[string]any{"session_id": sess, "shell": "zsh", "shell_integration": true, "start_directory": home,
+		"environment": map[string]any{"HOME": home}}, &p)
+	waitMarks(t, c, p.PaneID)
+	personTypes(c.Tmx, p.PaneID, "bash --norc")
+	waitCommands(t, c, p.PaneID, 1, func(ci cmdInfo) bool { return ci.Running })
+	c.Tmx.WaitFor(p.PaneID, func(string) bool {
+		cmd, _ := c.Tmx.TryTmux("display-message", "-p", "-t", p.PaneID, "#{pane_current_command}")
+		return cmd == "bash"
+	})
+	var rc struct {
+		ExitStatus *int `json:"exit_status"`
+	}
+	c.OK("run_command", map[string]any{"pane_id": p.PaneID, "command": "echo from-run; exit 4"}, &rc)
+	if rc.ExitStatus == nil || *rc.ExitStatus != 4 {
+		t.Fatalf("the run in the nested shell: %+v", rc)
+	}
+	l := waitCommands(t, c, p.PaneID, 2, ended)
+	if sh := l.Commands[0]; sh.Command != "bash --norc" || !sh.Running || sh.ByServer {
+		t.Errorf("while the nested shell runs: %+v", sh)
+	}
+	personTypes(c.Tmx, p.PaneID, "exit 5")
+	l = waitCommands(t, c, p.PaneID, 2, func(cmdInfo) bool { return true })
+	for deadline := time.Now().Add(30 * time.Second); l.Commands[0].Running && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		l = waitCommands(t, c, p.PaneID, 2, func(cmdInfo) bool { return true })
+	}
+	sh, r := l.Commands[0], l.Commands[1]
+	if sh.Command != "bash --norc" || sh.Running || sh.ExitStatus == nil || *sh.ExitStatus != 5 || sh.ByServer {
+		t.Errorf("the nested shell after exit: %+v", sh)
+	}
+	if r.Command != "echo from-run; exit 4" || !r.ByServer || r.ExitStatus == nil || *r.ExitStatus != 4 {
+		t.Errorf("the run: %+v", r)
+	}
+	var out cmdOutput
+	c.OK("get_command_output", map[string]any{"pane_id": p.PaneID, "id": r.ID}, &out)
+	if !slices.Equal(out.Lines, []string{"from-run"}) {
+		t.Errorf("the run's output: %q", out.Lines)
+	}
+}
+
 // TestIntegrationExportsNoMarks: a user who exports PS1 and PROMPT_COMMAND (or whose tmux has
 // PS1 in its environment) keeps the integration's marks and hook names out of the environment
 // of what their shell starts: a nested bash printed "__tmux_mcp_pre: command not found" at each

@@ -25,6 +25,9 @@ type Command struct {
 	Lost             bool // some of its output, or its command line, was lost from the stream
 	ByServer         bool // a run of this server (run_command or run_shell_command)
 	RunID            string
+	// queued: it began while a run was queued, so it may be that run's typed line as the
+	// shell marked it (a command begun before is one the run runs inside: a nested shell).
+	queued bool
 }
 
 // phases of the shell between marks
@@ -56,6 +59,8 @@ type History struct {
 	inPrompt bool
 	out      lineCount // the running command's output lines
 	runs     []string
+	cur      int // the ID of the running command, while phase is phRunning
+	outer    int // the ID of the command a run runs inside (a nested shell), resumed at its end
 	pend     []byte // the start of a sequence a piece ended in, parsed again with the next
 	finished int
 }
@@ -140,10 +145,23 @@ func (h *History) Commands(end int64) []Command {
 }
 
 func (h *History) current() *Command {
-	if h.phase != phRunning || len(h.cmds) == 0 || !h.cmds[len(h.cmds)-1].Running {
+	if h.phase != phRunning {
 		return nil
 	}
-	return &h.cmds[len(h.cmds)-1]
+	return h.running(h.cur)
+}
+
+// running is the kept command id if it runs (the last, or the one a run runs inside).
+func (h *History) running(id int) *Command {
+	for i := len(h.cmds) - 1; i >= 0; i-- {
+		if h.cmds[i].ID == id {
+			if !h.cmds[i].Running {
+				return nil
+			}
+			return &h.cmds[i]
+		}
+	}
+	return nil
 }
 
 // Write feeds b, whose first byte is at offset off, seen at now.
@@ -228,8 +246,11 @@ func (h *History) event(ev Event, now time.Time) {
 		if text == "" && (h.phase == phInput || h.phase == phUnknown) {
 			text, lost = h.echo.text(), h.echo.over
 		}
-		h.start(Command{Command: text, Lost: lost, OutStart: ev.End}, now)
+		h.start(Command{Command: text, Lost: lost, OutStart: ev.End, queued: len(h.runs) > 0}, now)
 	case Done:
+		if c := h.current(); c != nil && c.ByServer && h.outer != 0 {
+			h.end(nil, ev.At, now) // what the run ran inside ended (a nested shell killed)
+		}
 		if c := h.current(); c != nil && !c.ByServer {
 			var st *int
 			if ev.HasStatus {
@@ -253,15 +274,22 @@ func (h *History) event(ev Event, now time.Time) {
 }
 
 // runStart begins a run of this server: inside the command the shell marked (the typed
-// wrapper line), or on its own in a shell without marks.
+// wrapper line), or on its own in a shell without marks. A command that began before the run
+// was queued is not its line but what it runs inside (a nested shell, ssh): that command
+// runs on, and resumes when the run ends.
 func (h *History) runStart(ev Event, now time.Time) {
 	text := ""
 	if len(h.runs) > 0 {
 		text, h.runs = h.runs[0], h.runs[1:]
 	}
-	if c := h.current(); c != nil && !c.ByServer {
+	if c := h.current(); c != nil && !c.ByServer && c.queued {
 		c.Command, c.ByServer, c.RunID, c.Lost = text, true, ev.RunID, false
 		c.OutStart, c.Lines, h.out = ev.End, 0, lineCount{}
+		return
+	}
+	if c := h.current(); c != nil && !c.ByServer {
+		h.outer = c.ID
+		h.start(Command{Command: text, ByServer: true, RunID: ev.RunID, OutStart: ev.End}, now)
 		return
 	}
 	h.end(nil, ev.At, now)
@@ -272,6 +300,7 @@ func (h *History) start(c Command, now time.Time) {
 	h.nextID++
 	c.ID, c.Cwd, c.Started, c.Running, c.Stream = h.nextID, h.cwd, now, true, h.stream
 	h.cmds = append(h.cmds, c)
+	h.cur = c.ID
 	if max := h.max(); len(h.cmds) > max {
 		h.cmds = append(h.cmds[:0], h.cmds[len(h.cmds)-max:]...)
 	}
@@ -292,6 +321,12 @@ func (h *History) end(st *int, at int64, now time.Time) {
 	}
 	h.out = lineCount{}
 	h.phase = phIdle
+	if outer := h.outer; outer != 0 {
+		h.outer = 0
+		if outer != c.ID && h.running(outer) != nil {
+			h.cur, h.phase = outer, phRunning // the run inside it ended: it runs on
+		}
+	}
 }
 
 func (h *History) max() int {

@@ -230,3 +230,45 @@ func FuzzParse(f *testing.F) {
 		p.Feed(b[split:], int64(split), emit)
 	})
 }
+
+// TestHistoryRunInNestedShell: a run typed into a shell started by a marked command (bash in
+// an integrated zsh, ssh) is listed on its own, and the command it ran inside runs on and ends
+// with its own status: the run used to take that command's place, which was then lost.
+func TestHistoryRunInNestedShell(t *testing.T) {
+	run := "{ . /x; }\r\n\x1b]6973;r1;S\x07bin\r\n\x1b]6973;r1;E;2\x07inner$ "
+	for _, tc := range []struct {
+		name, after string
+		status      int // the nested shell's
+	}{
+		{"exited", "exit\r\n" + mD("0") + mA + "$ ", 0},
+		{"killed under the run", "", 137},
+	} {
+		var h History
+		before := mA + "$ " + mB + "bash\r\n" + mC + "inner$ echo hi\r\nhi\r\ninner$ "
+		h.Write([]byte(before), 0, time.Time{})
+		h.Runs("ls /")
+		rest := run + tc.after
+		if tc.after == "" {
+			rest = "{ . /x; }\r\n\x1b]6973;r1;S\x07bin\r\n" + mD("137") + mA + "$ "
+		}
+		h.Write([]byte(rest), int64(len(before)), time.Time{})
+		stream := before + rest
+		cmds := h.Commands(int64(len(stream)))
+		if len(cmds) != 2 {
+			t.Fatalf("%s: want the nested shell and the run, got %+v", tc.name, cmds)
+		}
+		sh, r := cmds[0], cmds[1]
+		if sh.Command != "bash" || sh.ByServer || sh.Running || sh.Status == nil || *sh.Status != tc.status {
+			t.Errorf("%s: the nested shell: %+v", tc.name, sh)
+		}
+		if !strings.Contains(stream[sh.OutStart:sh.OutEnd], "hi\r\n") {
+			t.Errorf("%s: the nested shell's output %q", tc.name, stream[sh.OutStart:sh.OutEnd])
+		}
+		if r.Command != "ls /" || !r.ByServer || r.Running || r.ID != 2 || stream[r.OutStart:r.OutEnd] != "bin\r\n" {
+			t.Errorf("%s: the run: %+v, output %q", tc.name, r, stream[r.OutStart:r.OutEnd])
+		}
+		if tc.status == 0 && (r.Status == nil || *r.Status != 2) {
+			t.Errorf("%s: the run's status: %+v", tc.name, r)
+		}
+	}
+}
