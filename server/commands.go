@@ -58,26 +58,27 @@ const noMarksHint = "Commands are listed from shell-integration marks (OSC 133):
 	"(or set LIBTMUX_MCP_SHELL_INTEGRATION=1), or turn on the shell integration of the user's prompt (starship, oh-my-posh, fish 4, " +
 	"or a terminal's: VS Code, WezTerm, kitty, Ghostty, iTerm2). Commands run after that are listed; capture_pane reads the screen meanwhile."
 
-// paneHistory resolves the pane, follows it, and returns its follow and a copy of its commands.
-func (c *Call) paneHistory(ctx context.Context, pt PaneTarget, sock *string) (*cmdhist.Pane, []marks.Command, error) {
+// paneHistory resolves the pane, follows it, and returns its follow, a copy of its commands,
+// and whether its shell showed marks (without, only this server's runs are known).
+func (c *Call) paneHistory(ctx context.Context, pt PaneTarget, sock *string) (*cmdhist.Pane, []marks.Command, bool, error) {
 	t, err := c.pane(ctx, pt, sock)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	f, err := c.srv.cmds.follow(ctx, t.ts, t.pane.PaneID, false)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", live.ErrNoStream, err)
+		return nil, nil, false, fmt.Errorf("%w: %w", live.ErrNoStream, err)
 	}
 	cmds, saw := f.Commands(ctx)
 	if len(cmds) == 0 && !saw {
-		return nil, nil, fail(noMarksHint, "pane %s has shown no shell-integration marks since this server began following it (%s; it follows a pane from the first call that names it, so commands typed before are unknown)",
+		return nil, nil, false, fail(noMarksHint, "pane %s has shown no shell-integration marks since this server began following it (%s; it follows a pane from the first call that names it, so commands typed before are unknown)",
 			t.pane.PaneID, f.Since().UTC().Format(time.RFC3339))
 	}
-	return f, cmds, nil
+	return f, cmds, saw, nil
 }
 
 func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommandsOut, error) {
-	f, cmds, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)
+	f, cmds, saw, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)
 	if err != nil {
 		return listCommandsOut{}, err
 	}
@@ -105,6 +106,10 @@ func listCommands(ctx context.Context, c *Call, in *listCommandsIn) (listCommand
 	}
 	if !f.FromStart() {
 		notes = append(notes, "Listed since "+f.Since().UTC().Format(time.RFC3339)+", when this server began following the pane; commands run before are unknown.")
+	}
+	if !saw {
+		// Without marks a person's commands leave no trace: an empty list is not "nothing typed".
+		notes = append(notes, "Only this server's runs are listed: the pane's shell shows no shell-integration marks (OSC 133), so commands a person typed there are unknown; a pane created with shell_integration=true has them.")
 	}
 	out.Note = strings.Join(notes, " ")
 	return out, nil
@@ -138,7 +143,7 @@ func getCommandOutput(ctx context.Context, c *Call, in *commandOutputIn) (Comman
 	case in.ID != nil && in.Last:
 		return CommandOutput{}, fail("Pass id or last=true, not both.", "id and last both name a command")
 	}
-	f, cmds, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)
+	f, cmds, _, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)
 	if err != nil {
 		return CommandOutput{}, err
 	}

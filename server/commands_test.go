@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,4 +82,33 @@ func TestCommandsConcurrent(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	s.Close()
+}
+
+// TestCommandsWithoutMarksSaysSo: in a pane whose shell shows no marks, list_commands lists
+// this server's runs and says that a person's commands there are unknown: the list alone
+// read as if nobody had typed anything.
+func TestCommandsWithoutMarksSaysSo(t *testing.T) {
+	s, tmx, pane := newTestServer(t, policy.Mutating)
+	tmx.WaitPrompt(pane)
+	call := func(tool string, args map[string]any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(args)
+		res, err := s.Call(context.Background(), tool, b)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", tool, err, resultText(res))
+		}
+		var out map[string]any
+		Structured(res, &out)
+		return out
+	}
+	call("run_command", map[string]any{"pane_id": pane, "command": "echo ran"})
+	tmx.Tmux("send-keys", "-t", pane, "echo typed-by-a-person", "Enter")
+	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "\ntyped-by-a-person") })
+	out := call("list_commands", map[string]any{"pane_id": pane})
+	if cmds, _ := out["commands"].([]any); len(cmds) != 1 {
+		t.Fatalf("want the run alone: %v", out)
+	}
+	if note, _ := out["note"].(string); !strings.Contains(note, "commands a person typed there are unknown") {
+		t.Errorf("the note does not say that a person's commands are unknown: %q", note)
+	}
 }
