@@ -201,7 +201,8 @@ func TestSecretWithoutElicitation(t *testing.T) {
 		InputHint       string `json:"input_hint"`
 	}
 	c.OK("run_command", map[string]any{"pane_id": pane, "command": `read -s -p 'Password: ' pw; echo "len=${#pw}"`, "timeout": 60}, &out)
-	if !out.WaitingForInput || !out.InputHidden || !strings.Contains(out.InputHint, "type_secret") {
+	// The hint says how the person types it in tmux: type_secret would refuse here.
+	if !out.WaitingForInput || !out.InputHidden || !strings.Contains(out.InputHint, "attach -t 's'") || strings.Contains(out.InputHint, "type_secret pane_id") {
 		t.Fatalf("%+v", out)
 	}
 	msg := c.Fail("type_secret", map[string]any{"pane_id": pane})

@@ -113,6 +113,7 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 		noted()
 		return res, err
 	})
+	c.hideHint(ts, p, &res)
 	return p, res, refusal(a, err)
 }
 
@@ -321,7 +322,7 @@ func (o runShellOut) Text() string {
 	switch {
 	case o.hidden:
 		// The seed's output schema has no room for input_hidden: the text says it.
-		wait = fmt.Sprintf("input_hidden: it waits for hidden input (it printed %q). %s ", truncate(o.prompt, 200), hiddenHint(o.PaneID)) + wait
+		wait = fmt.Sprintf("input_hidden: it waits for hidden input (it printed %q). %s ", truncate(o.prompt, 200), o.hint) + wait
 	case o.waiting:
 		hint := o.hint + " "
 		if o.hint == runner.AnswerHint {
@@ -446,7 +447,7 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 		InputHint:            res.InputHint,
 	}
 	if res.WaitingForInput && res.InputHidden {
-		out.InputHidden, out.InputHint = true, hiddenHint(pane)
+		out.InputHidden = true // InputHint: hideHint's
 	}
 	if out.Output == nil {
 		out.Output = []string{}
@@ -517,6 +518,7 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	if err != nil {
 		return waitForRunOut{}, err
 	}
+	c.hideHint(t.ts, t.pane, &res)
 	if ctx.Err() != nil {
 		return waitForRunOut{}, ctx.Err()
 	}
@@ -532,7 +534,17 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	return out, nil
 }
 
-// hiddenHint says what to do with a command waiting for hidden input in pane.
-func hiddenHint(pane string) string {
-	return fmt.Sprintf("It reads hidden input (a password or another secret): type_secret pane_id=%s has the person type it (never ask for it in the chat), or send_keys keys=\"C-c\" enter=false stops it.", pane)
+// hideHint sets, for a run waiting for hidden input in pane p of ts, what to do: type_secret
+// where this client can open its page, else have the person type it in tmux themselves
+// (type_secret would only refuse).
+func (c *Call) hideHint(ts *tmux.Server, p tmux.Pane, res *runner.Result) {
+	if !res.WaitingForInput || !res.InputHidden {
+		return
+	}
+	if c.srv.tools["type_secret"] != nil && c.canOpenPage() {
+		res.InputHint = fmt.Sprintf("It reads hidden input (a password or another secret): type_secret pane_id=%s has the person type it (never ask for it in the chat), or send_keys keys=\"C-c\" enter=false stops it.", p.PaneID)
+		return
+	}
+	res.InputHint = "It reads hidden input (a password or another secret), and type_secret cannot be used here (this client opens no pages, or it is not offered). " +
+		attachHint(ts, p) + ` Or send_keys keys="C-c" enter=false stops it.`
 }

@@ -510,3 +510,37 @@ func TestRunAsksOnceWhenDeclined(t *testing.T) {
 		}
 	}
 }
+
+// A client that cannot open the page is told how the person types the secret in tmux, not to
+// call type_secret, which would only refuse; run_shell_command's text says the same.
+func TestHiddenHintWithoutPages(t *testing.T) {
+	const cmd = `read -r -s -p 'Password: ' pw; echo; echo "len=${#pw}"`
+	s, tmx, pane := newTestServer(t, policy.Mutating)
+	tmx.WaitPrompt(pane)
+	cs := (&pageClient{noElicit: true}).connect(t, s, "stream", "2025-11-25")
+	res, text := callJSON(t, cs, "run_command", map[string]any{"pane_id": pane, "command": cmd, "timeout": 60})
+	var out runCommandOut
+	if err := Structured(res, &out); err != nil || !out.InputHidden {
+		t.Fatalf("want the run waiting for hidden input: %s", text)
+	}
+	for _, hint := range []string{out.InputHint, resultText(mustCall(t, cs, "wait_for_run", map[string]any{"pane_id": pane, "timeout": 0}))} {
+		if strings.Contains(hint, "type_secret pane_id") || !strings.Contains(hint, "attach -t") || !strings.Contains(hint, pane) {
+			t.Errorf("the hint for a client without pages: %s", hint)
+		}
+	}
+	tmx.Tmux("send-keys", "-t", pane, "C-c")
+	callJSON(t, cs, "wait_for_run", map[string]any{"pane_id": pane, "timeout": 20})
+	tmx.WaitPrompt(pane)
+	_, text = callJSON(t, cs, "run_shell_command", map[string]any{"paneId": pane, "command": cmd, "timeoutMs": 60000})
+	if strings.Contains(text, "type_secret pane_id") || !strings.Contains(text, "attach -t") {
+		t.Errorf("run_shell_command's hint for a client without pages: %s", text)
+	}
+	tmx.Tmux("send-keys", "-t", pane, "C-c")
+	callJSON(t, cs, "wait_for_run", map[string]any{"pane_id": pane, "timeout": 20})
+}
+
+func mustCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, _ := callJSON(t, cs, tool, args)
+	return res
+}
