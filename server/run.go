@@ -427,7 +427,9 @@ func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, 
 			"run_command was cancelled")
 	}
 	out := commandOut(p.PaneID, res, timeout)
-	out.ElapsedSeconds = time.Since(start).Seconds()
+	// The call's time, preflight included; a later round of a call that asked for a secret
+	// (2026-07-28) began after the run did, whose own time is then the longer.
+	out.ElapsedSeconds = max(time.Since(start), res.Elapsed).Seconds()
 	return out, nil
 }
 

@@ -396,6 +396,11 @@ func TestRunAsksForSecret(t *testing.T) {
 				!strings.Contains(strings.Join(out.Output, "\n"), fmt.Sprintf("len=%d", len(testSecret))) {
 				t.Fatalf("%s", text)
 			}
+			// The run waited a quiet second before it asked: the round that returns (on
+			// 2026-07-28, a later one than the run's) reports the run's time, not its own.
+			if out.ElapsedSeconds < 0.5 {
+				t.Errorf("elapsed_seconds %v, less than the run took", out.ElapsedSeconds)
+			}
 			// run_shell_command: the same, its text and structured half both without the secret.
 			res, text = callJSON(t, cs, "run_shell_command", map[string]any{"paneId": pane, "command": cmd, "timeoutMs": 60000})
 			if res.IsError || !strings.Contains(text, fmt.Sprintf("len=%d", len(testSecret))) {
