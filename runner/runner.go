@@ -867,7 +867,8 @@ func (x *run) waitingForInput(res *Result) {
 	if !waiting {
 		return
 	}
-	res.WaitingForInput, res.InputHidden, res.InputHint = true, m.Hidden(), inputHint(program, m)
+	hidden := m.Secret(append(x.programs(), program)...)
+	res.WaitingForInput, res.InputHidden, res.InputHint = true, hidden, inputHint(program, m, hidden)
 	for i := len(res.Lines) - 1; i >= 0; i-- {
 		if strings.TrimSpace(res.Lines[i]) != "" {
 			res.Prompt = res.Lines[i]

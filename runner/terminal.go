@@ -160,6 +160,20 @@ func (x *run) inputWait(ctx context.Context) (waiting bool, program string, m te
 	return false, "", m
 }
 
+// programs names the command's processes (the interactive shell's descendants), for what only
+// a name tells: gpg under a passphrase dialog. Empty without a process table.
+func (x *run) programs() []string {
+	if x.shell == 0 {
+		return nil
+	}
+	procs, _ := x.r.table.Descendants(x.shell, 64)
+	names := make([]string, 0, 2*len(procs))
+	for _, p := range procs {
+		names = append(names, p.Name, p.Comm)
+	}
+	return names
+}
+
 // terminalReader finds, in the process table, a process of the command (a descendant of the
 // interactive shell) sleeping in a read of the terminal. complete says the table was read
 // whole and no process of the command polls: no such process means none.
@@ -195,10 +209,10 @@ func (x *run) inputStop() bool {
 
 // inputHint says what to do with a command waiting for input: the keys that leave a pager or
 // an editor, or how to answer.
-func inputHint(program string, m termstate.Mode) string {
+func inputHint(program string, m termstate.Mode, hidden bool) string {
 	name := program[strings.LastIndexByte(program, '/')+1:]
 	switch {
-	case m.Hidden():
+	case hidden:
 		return "It reads hidden input (a password): answer with send_keys to_running_command=true (the text is not shown), or C-c to stop it."
 	case name == "less" || name == "more" || name == "man" || name == "most":
 		return "It is a pager (" + name + "): q leaves it (send_keys keys=\"q\" enter=false to_running_command=true); the result then holds only what the pager showed. " +

@@ -43,9 +43,11 @@ func TestInputHint(t *testing.T) {
 		{"bash", termstate.Mode{}, "q leaves a pager"},
 		{"sudo", termstate.Mode{Canonical: true}, "hidden input"},
 		{"python3", line, "to_running_command=true"},
+		{"gpg", termstate.Mode{}, "hidden input"}, // pinentry's dialog: raw, echo off
+		{"gpg", termstate.Mode{Echo: true}, "q leaves a pager"},
 	}
 	for _, tc := range cases {
-		if got := inputHint(tc.program, tc.m); !strings.Contains(got, tc.want) {
+		if got := inputHint(tc.program, tc.m, tc.m.Secret(tc.program)); !strings.Contains(got, tc.want) {
 			t.Errorf("inputHint(%q, %+v) = %q, want it to say %q", tc.program, tc.m, got, tc.want)
 		}
 	}

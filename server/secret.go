@@ -164,7 +164,7 @@ func hiddenNow(ts *tmux.Server, p tmux.Pane) error {
 		return nil
 	}
 	m, err := termstate.ReadMode(p.PaneTTY)
-	if err != nil || m.Hidden() {
+	if err != nil || secretMode(m, p) {
 		return nil
 	}
 	return fail("Start the program that asks for it first (run_command), then call type_secret while it waits (input_hidden: true).",
@@ -179,7 +179,24 @@ func inputHidden(ts *tmux.Server, p tmux.Pane) bool {
 		return false
 	}
 	m, err := termstate.ReadMode(p.PaneTTY)
-	return err == nil && m.Hidden()
+	return err == nil && secretMode(m, p)
+}
+
+// secretMode reports whether pane p, its terminal in mode m, reads a secret it does not show
+// (termstate's Mode.Secret): hidden input, or gpg's passphrase dialog, told by the names of
+// the pane's foreground command and its shell's processes.
+func secretMode(m termstate.Mode, p tmux.Pane) bool {
+	if m.Hidden() || m.Canonical || m.Echo {
+		return m.Hidden()
+	}
+	names := []string{p.PaneCurrentCommand}
+	if p.PanePID > 0 {
+		procs, _ := termstate.New().Descendants(p.PanePID, 64)
+		for _, pr := range procs {
+			names = append(names, pr.Name, pr.Comm)
+		}
+	}
+	return m.Secret(names...)
 }
 
 // openPage opens a page that types into pane p, and lists it.
@@ -403,7 +420,7 @@ func afterTyping(ts *tmux.Server, pane string, pg *secretPage) {
 		return
 	}
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if m, err := termstate.ReadMode(st.TTY); err != nil || !m.Hidden() {
+		if m, err := termstate.ReadMode(st.TTY); err != nil || !m.Secret(st.Command) {
 			return
 		}
 	}

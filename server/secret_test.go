@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -548,4 +549,45 @@ func mustCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 	t.Helper()
 	res, _ := callJSON(t, cs, tool, args)
 	return res
+}
+
+// gpg asks for a passphrase in pinentry's dialog (pinentry-curses, started by gpg-agent):
+// keys one at a time with echo off, not hidden input by the terminal's mode alone. The run
+// has the person type it on the page, both times gpg asks, and it was reported as a program
+// reading keys (a pager, an editor), inviting the agent to type the passphrase itself.
+func TestRunAsksForGPGPassphrase(t *testing.T) {
+	for _, prog := range []string{"gpg", "gpgconf", "gpg-agent", "pinentry-curses"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s is not installed", prog)
+		}
+	}
+	const pass = "Kq8-mZ2vP9x-long-Passphrase"
+	s, tmx, pane := newTestServer(t, policy.Mutating)
+	home := filepath.Join(tmx.Dir, "gnupg")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { exec.Command("gpgconf", "--homedir", home, "--kill", "gpg-agent").Run() })
+	plain := filepath.Join(tmx.Dir, "plain.txt")
+	os.WriteFile(plain, []byte("hello\n"), 0o600)
+	tmx.WaitPrompt(pane)
+	pc := &pageClient{urlMode: true, open: func(u string) { submitPage(u, pass, nil) }}
+	cs := pc.connect(t, s, "stream", "2025-11-25")
+	cmd := fmt.Sprintf("export GNUPGHOME=%s GPG_TTY=$(tty); gpg -c -o %s.gpg %s && echo encrypted", home, plain, plain)
+	res, text := callJSON(t, cs, "run_command", map[string]any{"pane_id": pane, "command": cmd, "timeout": 60})
+	var out runCommandOut
+	if err := Structured(res, &out); err != nil || out.ExitStatus == nil || *out.ExitStatus != 0 || !strings.Contains(strings.Join(out.Output, "\n"), "encrypted") {
+		t.Fatalf("gpg under pinentry: %s", text)
+	}
+	pc.mu.Lock()
+	n := len(pc.asked)
+	pc.mu.Unlock()
+	if n != 2 {
+		t.Errorf("the person was asked %d times, want twice (the passphrase, then again)", n)
+	}
+	exec.Command("gpgconf", "--homedir", home, "--kill", "gpg-agent").Run()
+	b, err := exec.Command("gpg", "--homedir", home, "--batch", "--pinentry-mode", "loopback", "--passphrase", pass, "-d", plain+".gpg").Output()
+	if err != nil || string(b) != "hello\n" {
+		t.Errorf("the file does not decrypt with the passphrase typed: %q %v", b, err)
+	}
 }

@@ -3,6 +3,7 @@ package termstate
 import (
 	"errors"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,6 +17,27 @@ type Mode struct {
 // Hidden reports whether typed input is read without being shown: canonical mode with echo
 // off, as getpass, sudo, ssh and read -s set the terminal for a password.
 func (m Mode) Hidden() bool { return m.Canonical && !m.Echo }
+
+// Secret reports whether typed input is a secret the terminal does not show: Hidden input, or
+// a passphrase dialog. gpg's pinentry (pinentry-curses, pinentry-tty: started by gpg-agent,
+// so not the pane's process, while gpg waits in its foreground) reads keys one at a time
+// with echo off and draws stars; names are the programs in the pane's foreground (the command
+// tmux reports, the run's processes), any of them gpg, gpg2 or a pinentry.
+func (m Mode) Secret(names ...string) bool {
+	if m.Hidden() {
+		return true
+	}
+	if m.Canonical || m.Echo {
+		return false
+	}
+	for _, n := range names {
+		n = n[strings.LastIndexByte(n, '/')+1:]
+		if n == "gpg" || n == "gpg2" || strings.HasPrefix(n, "pinentry") {
+			return true
+		}
+	}
+	return false
+}
 
 // Raw reports whether the program reads keys one at a time: a line editor at a shell's
 // prompt, a pager, an editor, a REPL.

@@ -94,6 +94,30 @@ func TestHidden(t *testing.T) {
 	}
 }
 
+// TestSecret: hidden input is a secret whoever reads it; keys read with echo off are one only
+// under gpg (its pinentry dialog), not in a pager or an editor that draws what is typed.
+func TestSecret(t *testing.T) {
+	raw, hidden, line := Mode{}, Mode{Canonical: true}, Mode{Canonical: true, Echo: true}
+	for _, tc := range []struct {
+		m     Mode
+		names []string
+		want  bool
+	}{
+		{hidden, nil, true},
+		{raw, []string{"gpg"}, true},
+		{raw, []string{"git", "/usr/bin/gpg2"}, true},
+		{raw, []string{"pinentry-curses"}, true},
+		{raw, []string{"less", "vim"}, false},
+		{raw, nil, false},
+		{Mode{Echo: true}, []string{"gpg"}, false},
+		{line, []string{"gpg"}, false},
+	} {
+		if got := tc.m.Secret(tc.names...); got != tc.want {
+			t.Errorf("%+v.Secret(%q) = %v, want %v", tc.m, tc.names, got, tc.want)
+		}
+	}
+}
+
 // TestPaneTerminal reads real panes: a program reading a line (cat), one reading a password
 // (stty -echo), a line editor at its prompt, and the foreground group of each.
 func TestPaneTerminal(t *testing.T) {
