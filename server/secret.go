@@ -144,7 +144,7 @@ func attachHint(ts *tmux.Server, p tmux.Pane) string {
 	for _, a := range ts.SocketArgs() {
 		tm += " " + shellQuote(a)
 	}
-	return fmt.Sprintf("Ask the person to type it into pane %s themselves: %s attach -t %s, then window %d pane %d (%s select-pane -t %s). Never ask for it in the chat. wait_for_run pane_id=%s goes on after they typed it.",
+	return fmt.Sprintf("Ask the person to type it into pane %s themselves: %s attach -t %s, then window %d pane %d (%s select-pane -t %s). Never ask for it in the chat. wait_for_run pane_id=%s goes on after they typed it; they then detach (prefix d), as runs are refused in a pane a person has on screen.",
 		p.PaneID, tm, shellQuote(p.SessionName), p.WindowIndex, p.PaneIndex, tm, p.PaneID, p.PaneID)
 }
 

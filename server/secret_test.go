@@ -530,7 +530,7 @@ func TestHiddenHintWithoutPages(t *testing.T) {
 		t.Fatalf("want the run waiting for hidden input: %s", text)
 	}
 	for _, hint := range []string{out.InputHint, resultText(mustCall(t, cs, "wait_for_run", map[string]any{"pane_id": pane, "timeout": 0}))} {
-		if strings.Contains(hint, "type_secret pane_id") || !strings.Contains(hint, "attach -t") || !strings.Contains(hint, pane) {
+		if strings.Contains(hint, "type_secret pane_id") || !strings.Contains(hint, "attach -t") || !strings.Contains(hint, pane) || !strings.Contains(hint, "detach") {
 			t.Errorf("the hint for a client without pages: %s", hint)
 		}
 	}
