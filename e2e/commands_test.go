@@ -491,3 +491,30 @@ func TestIntegrationExportsNoMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandsOutputWithoutNewline: a person's command whose output does not end with a
+// newline (printf, curl) keeps its last line in get_command_output. zsh's PROMPT_SP, printed
+// before the D mark, restarted the line with a CR and it was lost.
+func TestCommandsOutputWithoutNewline(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			testtmux.RequireShell(t, []string{shell})
+			c := start(t)
+			sess, _ := c.Tmx.NewSession("")
+			home := c.Tmx.Home
+			var p struct {
+				PaneID string `json:"pane_id"`
+			}
+			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
+				"environment": map[string]any{"HOME": home}}, &p)
+			waitMarks(t, c, p.PaneID)
+			personTypes(c.Tmx, p.PaneID, `printf 'first\nno newline'`)
+			waitCommands(t, c, p.PaneID, 1, ended)
+			var out cmdOutput
+			c.OK("get_command_output", map[string]any{"pane_id": p.PaneID, "last": true}, &out)
+			if !slices.Equal(out.Lines, []string{"first", "no newline"}) {
+				t.Errorf("output %q, want the two lines", out.Lines)
+			}
+		})
+	}
+}

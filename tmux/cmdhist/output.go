@@ -1,8 +1,10 @@
 package cmdhist
 
 import (
+	"bytes"
 	"context"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux/marks"
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
@@ -23,6 +25,7 @@ func (f *Pane) Commands(ctx context.Context) (cmds []marks.Command, sawMarks boo
 // or was lost from the stream.
 func (f *Pane) Output(cm marks.Command, maxLines int) (lines []string, dropped int, lost bool) {
 	body, lost := f.output(cm)
+	body = trimPromptSP(body)
 	fl := stream.Filter{SkipAlternate: true, KeepLast: maxLines}
 	fl.Write(body)
 	fl.Flush()
@@ -58,4 +61,46 @@ func (f *Pane) output(cm marks.Command) (body []byte, lost bool) {
 		}
 	}
 	return data, missed > 0 || w.Gaps(cm.OutStart, cm.OutEnd) > 0
+}
+
+// trimPromptSP removes the end zsh's PROMPT_SP gives a command's output, printed before its
+// precmd hooks (and so before the D mark): the end-of-line mark (a bold reverse % or #),
+// spaces to the line's end, then "\r \r". Its CR would restart the output's last line, and
+// lose it, when the output did not end with a newline (printf, curl). A mark without SGR
+// around it (a user's PROMPT_EOL_MARK) stays: only the pad is sure to be zsh's.
+func trimPromptSP(b []byte) []byte {
+	t, ok := bytes.CutSuffix(b, []byte("\r \r"))
+	if !ok {
+		return b
+	}
+	n := len(t)
+	for n > 0 && t[n-1] == ' ' {
+		n--
+	}
+	if len(t)-n < 8 { // the pad reaches the line's end: a pane is wider than 9 columns
+		return b
+	}
+	t = t[:n]
+	if m := trimSGR(t); len(m) < len(t) && len(m) > 0 && m[len(m)-1] != '\n' {
+		if _, size := utf8.DecodeLastRune(m); len(trimSGR(m[:len(m)-size])) < len(m)-size {
+			return trimSGR(m[:len(m)-size]) // the mark, between SGRs
+		}
+	}
+	return t
+}
+
+// trimSGR removes the SGR sequences (ESC [ digits ; m) that end b.
+func trimSGR(b []byte) []byte {
+	for {
+		i := bytes.LastIndex(b, []byte("\x1b["))
+		if i < 0 || !bytes.HasSuffix(b, []byte("m")) {
+			return b
+		}
+		for _, c := range b[i+2 : len(b)-1] {
+			if (c < '0' || c > '9') && c != ';' {
+				return b
+			}
+		}
+		b = b[:i]
+	}
 }
