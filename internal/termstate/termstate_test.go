@@ -155,7 +155,16 @@ func TestPaneTerminal(t *testing.T) {
 			if !System.Available() {
 				t.Skip("no process table here")
 			}
-			fg, gone, ok := System.Foreground(pid)
+			// The mode is set before sh execs cat, and cat runs a moment before it reads: the
+			// foreground is waited for until it is the program and waits, never for a time.
+			var fg Proc
+			var gone, ok bool
+			for range 1500 {
+				if fg, gone, ok = System.Foreground(pid); ok && !gone && fg.Comm == tc.fg && fg.WaitsInput() {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			if !ok || gone || fg.Comm != tc.fg {
 				t.Fatalf("foreground %+v gone %v ok %v, want %s", fg, gone, ok, tc.fg)
 			}
