@@ -638,6 +638,53 @@ func TestRunWatchedReadOnly(t *testing.T) {
 	}
 }
 
+// TestRunWatchedWhileWaitingForShell: a run waits for the pane's shell to be back at its
+// prompt (here after a sleep of its own); a person who meanwhile attaches to its session, or
+// enters copy mode in the pane, gets nothing typed under their eyes: the pane is checked again
+// just before the line is typed, and the run is refused as it would have been at first.
+func TestRunWatchedWhileWaitingForShell(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/usr/bin/script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	c := start(t)
+	for _, tc := range []struct {
+		name, want string
+		person     func(pane string) (leave func())
+	}{
+		{"attach", "person's screen", func(string) func() { return attachTerminal(t, c.Tmx, "attach") }},
+		{"copy-mode", "mode", func(pane string) func() {
+			c.Tmx.Tmux("copy-mode", "-t", pane)
+			return func() { c.Tmx.TryTmux("send-keys", "-t", pane, "-X", "cancel") }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, pane := c.Tmx.NewSession(tc.name, testtmux.Bash...)
+			c.Tmx.WaitPrompt(pane)
+			marker := filepath.Join(t.TempDir(), "ran")
+			// The pane's own command holds the shell: the run waits for its prompt.
+			c.Tmx.Tmux("send-keys", "-t", pane, "sleep 3", "Enter")
+			c.Tmx.WaitFor(pane, func(string) bool {
+				return c.Tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") == "sleep"
+			})
+			done := make(chan *mcp.CallToolResult, 1)
+			go func() {
+				done <- c.Call("run_shell_command", map[string]any{"paneId": pane, "command": "touch " + marker})
+			}()
+			time.Sleep(500 * time.Millisecond) // the preflight passed: nobody watched then
+			leave := tc.person(pane)
+			defer leave()
+			res := <-done
+			if msg := text(res); !res.IsError || !strings.Contains(msg, tc.want) {
+				t.Errorf("run_shell_command after %s: want a refusal saying %q, got %q", tc.name, tc.want, msg)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the command ran after %s", tc.name)
+			}
+		})
+	}
+}
+
 // attachTerminal attaches a real terminal client (tmux attach under script(1), which gives it
 // a pty) to session, with flags (e.g. -r), and waits until tmux lists it: a terminal client
 // that was not there before (the test's server is its own; how many processes script(1)

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -11,15 +13,15 @@ type Reason int
 
 // Refusal reasons, in the order Check tests them.
 const (
-	NoPane    Reason = iota + 1 // the pane does not exist
-	Dead                        // the pane is dead (remain-on-exit)
-	InMode                      // copy mode or another mode
-	Synchronized                // synchronize-panes: the typed line would run in other panes too
-	Watched                     // a terminal client has it on screen; force never overrides
-	Caller                      // the pane this server runs in, without force
-	Busy                        // reserved by an unfinished run of this server
-	NotShell                    // the foreground program is not a supported shell
-	ShellBusy                   // the shell is not at its prompt (still starting, or running something itself)
+	NoPane       Reason = iota + 1 // the pane does not exist
+	Dead                           // the pane is dead (remain-on-exit)
+	InMode                         // copy mode or another mode
+	Synchronized                   // synchronize-panes: the typed line would run in other panes too
+	Watched                        // a terminal client has it on screen; force never overrides
+	Caller                         // the pane this server runs in, without force
+	Busy                           // reserved by an unfinished run of this server
+	NotShell                       // the foreground program is not a supported shell
+	ShellBusy                      // the shell is not at its prompt (still starting, or running something itself)
 )
 
 // Refusal is a preflight failure: nothing was sent to the pane.
@@ -103,4 +105,31 @@ func Check(snap *tmux.Snapshot, paneID string, g Guard) (tmux.Pane, error) {
 		}
 	}
 	return p, nil
+}
+
+// recheckPane runs the preflight again just before the line is typed when the run waited
+// since the pane was checked (a shell still starting, a command of the pane's own ending, a
+// second attempt): meanwhile a person may have switched to its window, entered copy mode or
+// turned synchronize-panes on, and keys typed then would land under their eyes. Nothing is
+// typed when it refuses. A run that did not wait was checked an instant ago: no round trip.
+func (x *run) recheckPane(ctx context.Context) error {
+	if !x.waited || x.ts == nil {
+		return nil
+	}
+	x.waited = false
+	id := x.req.pane.PaneID
+	snap, err := x.ts.SnapshotOf(ctx, id, tmux.WithPanes|tmux.WithClients)
+	if errors.Is(err, tmux.ErrLinked) {
+		snap, err = x.ts.Snapshot(ctx, tmux.WithPanes|tmux.WithClients)
+	}
+	if errors.Is(err, tmux.ErrNotFound) {
+		return &Refusal{Reason: NoPane, Pane: id}
+	}
+	if err != nil {
+		return fmt.Errorf("reading pane %s again before typing: %w", id, err)
+	}
+	g := x.req.Guard
+	g.Busy = nil // the pane is this run's own now
+	_, err = Check(snap, id, g)
+	return err
 }

@@ -324,7 +324,7 @@ func (x *run) attempt(ctx, wctx context.Context) (werr, err error) {
 func (x *run) retry() {
 	x.remove(x.path)
 	x.path += "b"
-	x.notRun, x.phase, x.retried = nil, typing, true
+	x.notRun, x.phase, x.retried, x.waited = nil, typing, true, true
 	x.left, x.lastScreen = "", nil
 	x.suspect, x.procs = time.Time{}, nil
 }
@@ -426,6 +426,7 @@ type run struct {
 	before      before     // the screen then
 	redrawn     bool       // the wrapper redraws the typed line as the command
 	retried     bool       // this is the second attempt (see retry)
+	waited      bool       // time passed since the pane was last checked (see recheckPane)
 	suspect     time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff  int64      // the stream offset then
 	procs       *procWatch // the wrapper's processes, when they can be followed
@@ -471,6 +472,9 @@ func (x *run) launch(ctx context.Context) error {
 	typed := shellrun.Line(x.sh, x.path)
 	if x.r.retype != nil {
 		typed = x.r.retype(typed)
+	}
+	if err := x.recheckPane(ctx); err != nil {
+		return err
 	}
 	x.before = x.screenBefore(ctx)
 	typed = x.before.fit(typed)

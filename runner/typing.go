@@ -111,6 +111,7 @@ func (x *run) awaitPrompt(ctx context.Context) {
 // skip waits until the pane prints, recheck passes or deadline comes, and skips what was
 // printed (a prompt, a shell's start-up text: nothing of the run).
 func (x *run) skip(ctx context.Context, deadline time.Time) {
+	x.waited = true
 	wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(recheck)))
 	x.f.Wait(wctx)
 	cancel()
