@@ -1,14 +1,20 @@
 package runner
 
-import "github.com/tmux-mcp/tmux-mcp/internal/termstate"
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
+)
 
 // A wrapper whose end marker never comes (the command replaced the wrapper's EXIT trap out of
 // sight, through a function of the user's shell or a sourced file, or killed its own subshell)
 // would hold its pane forever. Where the wrapper runs in processes of its own, their end is
 // seen in /proc instead: the interactive shell's children when the line is typed are noted,
 // and once a timed-out run is in the background, every chunk of pane output (the shell's next
-// prompt, at the latest) checks whether the wrapper's processes are still there. Nothing is
-// polled: an idle pane costs nothing.
+// prompt, at the latest) checks whether the wrapper's processes are still there. An idle pane
+// costs nothing; a run's pane that prints nothing has its shell looked at every shellPoll.
 
 // forkingShells are the shells whose wrapper runs whole in a child process, the subshell that
 // prints the end marker. ksh93 runs "( )" in its own process (a virtual subshell), so its
@@ -60,4 +66,43 @@ func (p *procWatch) gone() bool {
 		}
 	}
 	return true
+}
+
+// shellPoll is how often a run waiting without output looks whether its pane's shell is
+// still there (shellDied): a /proc read, no tmux round trip.
+const shellPoll = time.Second
+
+// shellEndGrace bounds the wait for the end marker once the shell is gone: the wrapper's last
+// output may still be on its way through tmux.
+const shellEndGrace = 500 * time.Millisecond
+
+// errShellGone ends a run whose pane outlived its shell.
+var errShellGone = errors.New("the pane's shell ended")
+
+// shellDied reports whether the interactive shell the line was typed into is gone while the
+// stream goes on: the pane lives on without it when remain-on-exit keeps it dead (the command
+// killed its shell) or respawn-pane -k, from a person's key binding, started another program
+// there. Neither ends the pane's stream, and a dead pane prints nothing to look again on, so
+// the run would hold the pane as running forever. False without a process table (x.shell 0).
+func (x *run) shellDied() bool {
+	if x.shell == 0 || x.phase < entered {
+		return false
+	}
+	_, ok := x.r.table.Proc(x.shell)
+	return !ok
+}
+
+// shellEnded ends the run whose shell died (shellDied): once its end marker, if it comes
+// within shellEndGrace, else as its pane's death.
+func (x *run) shellEnded(ctx context.Context) {
+	gctx, cancel := context.WithTimeout(ctx, shellEndGrace)
+	defer cancel()
+	for !x.pump(gctx) && gctx.Err() == nil {
+		x.f.Wait(gctx)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.col.done && x.ended == nil {
+		x.ended = errShellGone
+	}
 }

@@ -94,7 +94,8 @@ type Result struct {
 	// Shell is the shell the command was framed for.
 	Shell shellrun.Shell
 	// ShellEnded says the pane's shell ended with the command (kill -9 $$, a signal to the
-	// pane): the pane is gone, or dead under remain-on-exit. The exit status is the command's.
+	// pane): the pane is gone, or dead under remain-on-exit. The exit status is the command's;
+	// with PaneDied, the shell went first (shellDied): there is none.
 	ShellEnded bool
 }
 
@@ -623,6 +624,10 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 		if x.notRun != nil || stop != nil && stop() || x.gone.Err() != nil {
 			return nil
 		}
+		if x.shellDied() {
+			x.shellEnded(ctx)
+			return nil
+		}
 		x.maybeInline(ctx)
 		wctx, cancel := ctx, context.CancelFunc(func() {})
 		unstarted := x.phase >= entered && !x.col.started && (x.shell != 0 || x.rawPrompt)
@@ -636,6 +641,9 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			wctx, cancel = context.WithTimeout(ctx, startCheck)
 		case x.pollInput:
 			wctx, cancel = context.WithTimeout(ctx, inputPoll)
+		case x.shell != 0 && x.phase >= entered:
+			// A dead pane prints nothing more: look at its shell now and then (shellDied).
+			wctx, cancel = context.WithTimeout(ctx, shellPoll)
 		}
 		err := x.f.Wait(wctx)
 		cancel()
@@ -828,7 +836,7 @@ func (x *run) resultLocked() Result {
 		st := x.col.status
 		res.Outcome, res.ExitStatus = Completed, &st
 	case x.ended != nil || x.gone.Err() != nil:
-		res.Outcome = PaneDied
+		res.Outcome, res.ShellEnded = PaneDied, errors.Is(x.ended, errShellGone)
 	}
 	return res
 }

@@ -265,3 +265,55 @@ func TestRunRecordElapsed(t *testing.T) {
 		t.Errorf("the record says the run took %v; the call said %v, and the command sleeps 300ms", got.Elapsed, res.Elapsed)
 	}
 }
+
+// TestRunShellDiesPaneStays: the pane outlives its shell (remain-on-exit keeps it dead, or
+// respawn-pane -k, a person's key binding, starts a new one): the stream never ends and a
+// dead pane prints nothing, so the run must notice the shell's end itself, both while the
+// call waits and once it timed out (the pane would stay reserved forever).
+func TestRunShellDiesPaneStays(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		shell   []string
+		command string
+		timeout time.Duration
+		respawn bool // respawn-pane -k once the command runs
+	}{
+		{"bash kills its shell", testtmux.Bash, "echo bye; kill -9 $$; sleep 5", 20 * time.Second, false},
+		{"zsh kills its shell", testtmux.Zsh, "echo bye; kill -9 $$; sleep 5", 20 * time.Second, false},
+		{"bash respawned while waited for", testtmux.Bash, "echo bye; sleep 30", 20 * time.Second, true},
+		{"fish respawned after its timeout", testtmux.Fish, "echo bye; sleep 30", 300 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts, p, req := pane(t, tc.shell)
+			ctx := context.Background()
+			if _, err := ts.Query(ctx, []string{"set-option", "-g", "remain-on-exit", "on"}); err != nil {
+				t.Fatal(err)
+			}
+			r := New()
+			defer r.Close()
+			if tc.respawn {
+				go func() {
+					time.Sleep(time.Second)
+					ts.Query(ctx, []string{"respawn-pane", "-k", "-t", p.PaneID})
+				}()
+			}
+			req.Command, req.Timeout = tc.command, tc.timeout
+			res, err := r.Run(ctx, ts, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome == TimedOut {
+				select {
+				case <-r.Last(keyOf(t, ts, p)).Done():
+				case <-time.After(15 * time.Second):
+					t.Fatal("the run still held the pane 15 s after its shell ended")
+				}
+				res = r.Last(keyOf(t, ts, p)).Result()
+			}
+			if res.Outcome != PaneDied || !res.ShellEnded || res.ExitStatus != nil {
+				t.Errorf("want pane_died with its shell ended and no exit status, got %+v", res)
+			}
+		})
+	}
+}

@@ -280,7 +280,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		prompt:                 res.Prompt,
 		hint:                   res.InputHint,
 		hidden:                 res.WaitingForInput && res.InputHidden,
-		gone:                   c.paneGone(p.PaneID),
+		gone:                   c.runGone(p.PaneID, res.ShellEnded),
 		shellEnded:             res.ShellEnded,
 	}, nil
 }
@@ -292,6 +292,15 @@ func (c *Call) paneGone(pane string) string {
 		return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited, or the ssh connection to host %q dropped)", pane, name)
 	}
 	return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited)", pane)
+}
+
+// runGone says why a run's pane died: its shell ended while the pane lives on (dead under
+// remain-on-exit, or respawned by someone), else the pane is gone (paneGone).
+func (c *Call) runGone(pane string, shellEnded bool) string {
+	if shellEnded {
+		return fmt.Sprintf("the shell of pane %s ended (the command killed it, or the pane was respawned; under remain-on-exit the pane stays, dead)", pane)
+	}
+	return c.paneGone(pane)
 }
 
 // Text is the output, a blank line, then how it ended. It never suggests
@@ -421,7 +430,7 @@ func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, 
 	switch res.Outcome {
 	case runner.PaneDied:
 		return runCommandOut{}, fail("Its output and exit status are lost; list the panes (list_panes) and run the command in a live one.",
-			"run_command: %s before the command finished", c.paneGone(p.PaneID))
+			"run_command: %s before the command finished", c.runGone(p.PaneID, res.ShellEnded))
 	case runner.Cancelled:
 		return runCommandOut{}, fail(fmt.Sprintf("The command may still be running in pane %s; wait_for_run pane_id=%s returns its exit status and output when it ends, send_keys keys=\"C-c\" enter=false stops it.", p.PaneID, p.PaneID),
 			"run_command was cancelled")
