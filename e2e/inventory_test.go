@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 )
 
 type session struct {
@@ -310,4 +313,37 @@ func TestTmuxStoppedDoesNotHang(t *testing.T) {
 	proc.Signal(sigCont)
 	// The server keeps serving once tmux runs again.
 	c.OK("list_sessions", nil, nil)
+}
+
+// TestListPanesDeadPane: under remain-on-exit (a common setting) a pane whose program exited
+// stays, dead, still naming its old command: the brief listing flags it, as text and JSON, so
+// an agent choosing a pane does not pick one that refuses every run.
+func TestListPanesDeadPane(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	_, live := c.Tmx.NewSession("d", testtmux.Bash...)
+	c.Tmx.Tmux("set-option", "-g", "remain-on-exit", "on")
+	dead := c.Tmx.Tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", live, "true")
+	c.Tmx.WaitFor(dead, func(string) bool {
+		return c.Tmx.Tmux("display-message", "-p", "-t", dead, "#{pane_dead}") == "1"
+	})
+	res := c.Call("list_panes", map[string]any{"session_name": "d"})
+	var list struct{ Panes []pane }
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Panes) != 2 {
+		t.Fatalf("list_panes: %s (%v)", b, err)
+	}
+	for _, p := range list.Panes {
+		if p.PaneDead != (p.PaneID == dead) {
+			t.Errorf("pane %s: pane_dead %v (the dead one is %s)", p.PaneID, p.PaneDead, dead)
+		}
+	}
+	for _, line := range strings.Split(text(res), "\n") {
+		if strings.HasPrefix(line, dead+"\t") && !strings.HasSuffix(line, "dead") {
+			t.Errorf("the text does not flag the dead pane: %q", line)
+		}
+		if strings.HasPrefix(line, live+"\t") && strings.Contains(line, "dead") {
+			t.Errorf("the text flags the live pane: %q", line)
+		}
+	}
 }

@@ -43,7 +43,7 @@ func inventoryTools() []*Tool {
 			Input:       edits(objectOrJSON("environment", envDesc), def("suppress_persistent_history", false), def("attach", false), enum("direction", "before", "after"))},
 			createWindow),
 		define(spec{Name: "list_panes", Title: "List tmux Panes", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "List panes of a window, else a session, else all: id, place, title, command, path; pane_active, is_watched, is_caller only when true. detail full adds get_pane_info's other fields (in detail). Filters see every field.",
+			Description: "List panes of a window, else a session, else all: id, place, title, command, path; pane_active, is_watched, is_caller, pane_dead only when true. detail full adds get_pane_info's other fields (in detail). Filters see every field.",
 			Input:       edits(objectOrJSON("filters", filtersDesc), enum("detail", "brief", "full"), def("detail", "brief"))},
 			listPanes),
 		define(spec{Name: "get_window_info", Title: "Get tmux Window Info", Tier: policy.ReadOnly, Ann: annRO,
@@ -409,6 +409,7 @@ type PaneEntry struct {
 	PaneActive         bool        `json:"pane_active,omitempty" jsonschema:"present (true) on its window's active pane only"`
 	IsWatched          bool        `json:"is_watched,omitempty" jsonschema:"present (true) when a terminal client has this pane on screen"`
 	IsCaller           bool        `json:"is_caller,omitempty" jsonschema:"present (true) on the pane this MCP server runs in only"`
+	PaneDead           bool        `json:"pane_dead,omitempty" jsonschema:"present (true) when its program exited and remain-on-exit keeps it: respawn_pane it to use it"`
 	Detail             *PaneDetail `json:"detail,omitempty" jsonschema:"with detail full only: the rest of get_pane_info's fields"`
 }
 
@@ -444,7 +445,7 @@ func paneEntries(panes []PaneInfo, full bool) []PaneEntry {
 			PaneID: p.PaneID, SessionName: p.SessionName, WindowIndex: p.WindowIndex,
 			PaneIndex: p.PaneIndex, PaneTitle: p.PaneTitle, PaneCurrentCommand: p.PaneCurrentCommand,
 			PaneCurrentPath: p.PaneCurrentPath, PaneActive: p.PaneActive, IsWatched: p.IsWatched,
-			IsCaller: p.IsCaller != nil && *p.IsCaller,
+			IsCaller: p.IsCaller != nil && *p.IsCaller, PaneDead: p.PaneDead,
 		}
 		if full {
 			details[i] = PaneDetail{
@@ -489,11 +490,11 @@ func (o listPanesOut) Text() string {
 	var b strings.Builder
 	b.WriteString("pane\tsession:window.pane\tcommand\tpath\ttitle\tflags\n")
 	for _, p := range o.Panes {
-		flags := make([]string, 0, 3)
+		flags := make([]string, 0, 4)
 		for _, f := range []struct {
 			on   bool
 			name string
-		}{{p.PaneActive, "active"}, {p.IsWatched, "watched"}, {p.IsCaller, "caller"}} {
+		}{{p.PaneActive, "active"}, {p.IsWatched, "watched"}, {p.IsCaller, "caller"}, {p.PaneDead, "dead"}} {
 			if f.on {
 				flags = append(flags, f.name)
 			}
