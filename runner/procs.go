@@ -88,8 +88,7 @@ func (x *run) shellDied() bool {
 	if x.shell == 0 || x.phase < entered {
 		return false
 	}
-	_, ok := x.r.table.Proc(x.shell)
-	return !ok
+	return x.r.table.Exited(x.shell)
 }
 
 // shellEnded ends the run whose shell died (shellDied): once its end marker, if it comes

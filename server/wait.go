@@ -14,6 +14,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/internal/echo"
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/internal/waitmatch"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -201,7 +202,8 @@ func (w *textWait) close() {
 }
 
 // follow reads the pane's output until the matcher decides, the pane goes quiet for quietMs
-// (when set), the stream ends, or the timeout passes. Woken by the stream: nothing polls.
+// (when set), the stream ends, the pane's program is gone (deathWatch), or the timeout passes.
+// Woken by the stream: nothing polls tmux.
 func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, error) {
 	wctx, cancel := context.WithDeadline(ctx, w.start.Add(w.eff)) // setup counts too
 	defer cancel()
@@ -211,6 +213,8 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 		defer tk.Stop()
 		tick = tk.C
 	}
+	death, dead := w.deathWatch()
+	defer death.Stop()
 	// The quiet wait: a timer pushed back by every chunk the pane prints.
 	var quiet <-chan time.Time
 	pushQuiet := func() {}
@@ -253,6 +257,14 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 		case <-quiet:
 			w.out.Outcome = waitmatch.Quiet
 			return w.end()
+		case <-dead:
+			if termstate.New().Exited(w.t.pane.PanePID) {
+				if paneDead(context.WithoutCancel(ctx), w.t.ts, w.t.pane.PaneID) {
+					w.out.Outcome = waitmatch.PaneDied
+					return w.end()
+				}
+				dead = nil // respawned: its new program is not followed; the deadline looks again
+			}
 		case <-tick:
 			el := time.Since(w.start).Seconds()
 			w.c.Progress(ctx, el, w.eff.Seconds(), fmt.Sprintf("Waiting on pane %s: %.1fs elapsed, %.1fs left", w.t.pane.PaneID, el, max(w.eff.Seconds()-el, 0)))
@@ -263,6 +275,23 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 			return w.timedOut(ctx)
 		}
 	}
+}
+
+// paneDeathPoll is how often a wait looks in the process table whether the pane's program is
+// still there.
+const paneDeathPoll = time.Second
+
+// deathWatch ticks while the wait lasts when the pane's program can be looked up (a local pane
+// with a pid): tmux announces no pane that dies under remain-on-exit, so a wait on a pane whose
+// program exited (split_window shell=..., a server that crashed) would last its whole timeout.
+// A lookup costs no tmux round trip; only a program found gone asks tmux (paneDead).
+func (w *textWait) deathWatch() (*time.Ticker, <-chan time.Time) {
+	tk := time.NewTicker(paneDeathPoll)
+	if !w.t.ts.Local() || w.t.pane.PanePID <= 0 || !termstate.New().Available() {
+		tk.Stop()
+		return tk, nil
+	}
+	return tk, tk.C
 }
 
 // screenRows checks the rows of a full-screen program's screen (waitmatch.Matcher.Rows) once

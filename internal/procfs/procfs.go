@@ -11,10 +11,11 @@ import (
 
 // Stat is what tmux-mcp uses of /proc/<pid>/stat.
 type Stat struct {
-	PPID    int // the parent
-	PGID    int // the process group
-	Session int // the session id
-	TPGID   int // the foreground process group of the process's controlling terminal
+	State   byte // R, S, D, Z (a zombie: exited, not reaped yet), ...
+	PPID    int  // the parent
+	PGID    int  // the process group
+	Session int  // the session id
+	TPGID   int  // the foreground process group of the process's controlling terminal
 }
 
 // ReadStat reads /proc/<pid>/stat.
@@ -44,7 +45,7 @@ func ParseStat(s string) (Stat, bool) {
 	if err0 != nil || err1 != nil || err2 != nil || err3 != nil {
 		return Stat{}, false
 	}
-	return Stat{PPID: ppid, PGID: pgid, Session: session, TPGID: tpgid}, true
+	return Stat{State: f[0][0], PPID: ppid, PGID: pgid, Session: session, TPGID: tpgid}, true
 }
 
 // Children lists pid's child processes (the children of all its threads). It fails when pid

@@ -11,8 +11,9 @@ func TestParseStat(t *testing.T) {
 		want Stat
 		ok   bool
 	}{
-		{"123 (bash) S 1 123 123 34816 123 4194304 ...", Stat{PPID: 1, PGID: 123, Session: 123, TPGID: 123}, true},
-		{"7 (a) b (c) d) R 1 7 5 0 -1 0", Stat{PPID: 1, PGID: 7, Session: 5, TPGID: -1}, true},
+		{"123 (bash) S 1 123 123 34816 123 4194304 ...", Stat{State: 'S', PPID: 1, PGID: 123, Session: 123, TPGID: 123}, true},
+		{"7 (a) b (c) d) R 1 7 5 0 -1 0", Stat{State: 'R', PPID: 1, PGID: 7, Session: 5, TPGID: -1}, true},
+		{"9 (sh) Z 1 9 9 0 -1 0", Stat{State: 'Z', PPID: 1, PGID: 9, Session: 9, TPGID: -1}, true},
 		{"7 (x) R 1 7", Stat{}, false},
 		{"no parenthesis", Stat{}, false},
 		{"7 (x) R 1 7 x 0 9", Stat{}, false},

@@ -17,7 +17,8 @@ func readProc(pid int) (Proc, bool) {
 func darwinProc(k *unix.KinfoProc) Proc {
 	comm := cString(k.Proc.P_comm[:])
 	return Proc{PID: int(k.Proc.P_pid), PPID: int(k.Eproc.Ppid), PGID: int(k.Eproc.Pgid),
-		TPGID: int(k.Eproc.Tpgid), Name: comm, Comm: comm, Wait: cString(k.Eproc.Wmesg[:])}
+		TPGID: int(k.Eproc.Tpgid), Name: comm, Comm: comm, Wait: cString(k.Eproc.Wmesg[:]),
+		Zombie: k.Proc.P_stat == 5} // SZOMB
 }
 
 // children reads the whole process table: macOS has no per-process list of children.

@@ -15,7 +15,8 @@ func readProc(pid int) (Proc, bool) {
 	}
 	comm := procfs.Comm(pid)
 	return Proc{PID: pid, PPID: st.PPID, PGID: st.PGID, TPGID: st.TPGID,
-		Name: cmp.Or(procfs.Exe(pid), comm), Comm: comm, Wait: procfs.Wchan(pid)}, true
+		Name: cmp.Or(procfs.Exe(pid), comm), Comm: comm, Wait: procfs.Wchan(pid),
+		Zombie: st.State == 'Z' || st.State == 'X'}, true
 }
 
 func children(pid int) (map[int]bool, bool) { return procfs.Children(pid) }

@@ -28,6 +28,9 @@ type Proc struct {
 	// Wait is what it sleeps in: Linux's wchan, the BSDs' wait message ("ttyin"); "" while
 	// it runs or when unknown.
 	Wait string
+	// Zombie says it exited and its parent has not reaped it yet: tmux may leave a dead
+	// pane's program so under remain-on-exit. Linux and macOS tell; elsewhere false.
+	Zombie bool
 }
 
 // WaitsInput reports whether p sleeps where a process waits for input on a terminal: a read of
@@ -116,6 +119,16 @@ func New() *Table {
 
 // Available reports whether this table can read processes at all.
 func (t *Table) Available() bool { return t != nil && !t.hidden && available() }
+
+// Exited reports whether pid is known to have ended: no such process, or a zombie. False when
+// the table cannot be read (Available).
+func (t *Table) Exited(pid int) bool {
+	if !t.Available() || pid <= 0 {
+		return false
+	}
+	p, ok := readProc(pid)
+	return !ok || p.Zombie
+}
 
 // Proc reads one process.
 func (t *Table) Proc(pid int) (Proc, bool) {

@@ -3,6 +3,7 @@ package termstate
 import (
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,5 +179,36 @@ func TestPaneTerminal(t *testing.T) {
 	}
 	if _, err := ReadMode("/nonexistent/tty"); err == nil {
 		t.Error("a missing tty read")
+	}
+}
+
+// TestExitedZombie: a process that exited but was not reaped (tmux may leave a dead pane's
+// program so under remain-on-exit) has ended; a running one has not.
+func TestExitedZombie(t *testing.T) {
+	if !System.Available() {
+		t.Skip("no process table here")
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	if System.Exited(pid) {
+		t.Errorf("a running sleep (pid %d) counts as exited", pid)
+	}
+	cmd.Process.Kill() // not waited for: a zombie until Wait
+	deadline := time.Now().Add(10 * time.Second)
+	for !System.Exited(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed, unreaped sleep (pid %d) never counted as exited", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if p, ok := System.Proc(pid); ok && !p.Zombie {
+		t.Errorf("pid %d: listed, not a zombie: %+v", pid, p)
+	}
+	cmd.Wait()
+	if !System.Exited(pid) {
+		t.Errorf("the reaped sleep (pid %d) does not count as exited", pid)
 	}
 }
