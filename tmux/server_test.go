@@ -189,15 +189,24 @@ func TestNewDaemonIdentity(t *testing.T) {
 	}
 }
 
+// TestWatchedPanes: a person's client watches the panes of its window (the active one when
+// zoomed), whether a terminal client or a control-mode client in a terminal (iTerm2's tmux -CC);
+// tmux-mcp's own control-mode clients (newServer's) watch nothing.
 func TestWatchedPanes(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script is not installed")
 	}
+	for _, how := range []string{"attach", "-CC attach"} {
+		t.Run(strings.Fields(how)[0], func(t *testing.T) { watchedPanes(t, how) })
+	}
+}
+
+func watchedPanes(t *testing.T, how string) {
 	tmx := testtmux.New(t)
 	_, p1 := tmx.NewSession("seen")
 	p2 := tmx.SplitWindow(p1)
 	_, other := tmx.NewSession("unseen")
-	attach := exec.Command("script", "-qfc", "tmux -S "+tmx.Socket+" attach -t seen", "/dev/null")
+	attach := exec.Command("script", "-qfc", "tmux -S "+tmx.Socket+" "+how+" -t seen", "/dev/null")
 	attach.Env = append(tmx.Env, "TERM=xterm")
 	stdin, _ := attach.StdinPipe()
 	if err := attach.Start(); err != nil {

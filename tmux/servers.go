@@ -61,7 +61,7 @@ func (s *Server) Status(ctx context.Context) (ServerStatus, error) {
 	st.Alive = true
 	st.Sessions, st.Windows, st.Panes = len(snap.Sessions), len(snap.Windows), len(snap.Panes)
 	for _, cl := range snap.Clients {
-		if !cl.ControlMode {
+		if cl.Person() {
 			st.AttachedClients++
 		}
 	}

@@ -81,6 +81,12 @@ type Client struct {
 	ReadOnly    bool   // attached read-only (tmux attach -r): it cannot type
 }
 
+// Person reports whether a person works through c: a terminal client, or a control-mode client
+// in a terminal (iTerm2's tmux -CC integration shows the windows as its own tabs, and the person
+// types into them). A program's control-mode client (tmux-mcp's own, another agent's) has no
+// terminal: its client_tty is empty.
+func (c Client) Person() bool { return !c.ControlMode || c.TTY != "" }
+
 var sessionFields = []field{
 	{name: "session_id"}, {name: "session_name", text: true}, {name: "session_windows"},
 	{name: "session_created"}, {name: "window_id"}, {name: "pane_id"},
@@ -279,24 +285,24 @@ func parseParts(what What, out [][]string, sessions, windows, panes []field, che
 	return snap, nil
 }
 
-// TerminalClients counts the clients attached to session that are not control-mode clients.
+// TerminalClients counts the clients attached to session through which a person works (Person).
 func (snap *Snapshot) TerminalClients(sessionID string) int {
 	n := 0
 	for _, c := range snap.Clients {
-		if !c.ControlMode && c.SessionID == sessionID {
+		if c.Person() && c.SessionID == sessionID {
 			n++
 		}
 	}
 	return n
 }
 
-// Watched returns the panes a person is working in: for every terminal client that can type,
+// Watched returns the panes a person is working in: for every person's client that can type,
 // every pane of its current window, or only the active pane when that window is zoomed. A
 // read-only client (tmux attach -r) only watches: a person can follow an agent's runs that way.
 func (snap *Snapshot) Watched() map[string]bool {
 	seen := map[string]bool{}
 	for _, c := range snap.Clients {
-		if c.ControlMode || c.ReadOnly || c.WindowID == "" {
+		if !c.Person() || c.ReadOnly || c.WindowID == "" {
 			continue
 		}
 		if c.Zoomed {
@@ -312,11 +318,11 @@ func (snap *Snapshot) Watched() map[string]bool {
 	return seen
 }
 
-// Watches reports whether a terminal client that can type shows p (see Watched), from the
+// Watches reports whether a person's client that can type shows p (see Watched), from the
 // clients alone: p need not be among the snapshot's panes.
 func (snap *Snapshot) Watches(p Pane) bool {
 	for _, c := range snap.Clients {
-		if c.ControlMode || c.ReadOnly || c.WindowID == "" || c.WindowID != p.WindowID {
+		if !c.Person() || c.ReadOnly || c.WindowID == "" || c.WindowID != p.WindowID {
 			continue
 		}
 		if !c.Zoomed || c.PaneID == p.PaneID {

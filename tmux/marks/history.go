@@ -59,8 +59,8 @@ type History struct {
 	inPrompt bool
 	out      lineCount // the running command's output lines
 	runs     []string
-	cur      int // the ID of the running command, while phase is phRunning
-	outer    int // the ID of the command a run runs inside (a nested shell), resumed at its end
+	cur      int    // the ID of the running command, while phase is phRunning
+	outer    int    // the ID of the command a run runs inside (a nested shell), resumed at its end
 	pend     []byte // the start of a sequence a piece ended in, parsed again with the next
 	finished int
 }
