@@ -66,6 +66,17 @@ func waitCommands(t *testing.T, c *Client, pane string, n int, cond func(cmdInfo
 }
 
 // waitMarks waits until the pane's shell showed its first marks (list_commands answers).
+// integratedPane splits a pane running shell with the shell integration in session sess, its
+// HOME and directory home, and waits until its first prompt's marks were seen.
+func integratedPane(t *testing.T, c *Client, sess, shell, home string) pane {
+	t.Helper()
+	var p pane
+	c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
+		"environment": map[string]any{"HOME": home}}, &p)
+	waitMarks(t, c, p.PaneID)
+	return p
+}
+
 func waitMarks(t *testing.T, c *Client, pane string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -185,13 +196,8 @@ func TestCommandsIntegrated(t *testing.T) {
 			c := start(t)
 			sess, _ := c.Tmx.NewSession("")
 			home := c.Tmx.Home
-			var p struct {
-				PaneID string `json:"pane_id"`
-			}
-			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
-				"environment": map[string]any{"HOME": home}}, &p)
 			// The first prompt's marks were seen: the list is empty, not an error.
-			waitMarks(t, c, p.PaneID)
+			p := integratedPane(t, c, sess, shell, home)
 			var l cmdList
 			c.OK("list_commands", map[string]any{"pane_id": p.PaneID}, &l)
 			if len(l.Commands) != 0 || l.Note != "" {
@@ -322,12 +328,7 @@ func TestCommandsUserPromptIntegrated(t *testing.T) {
 			home := c.Tmx.Home
 			up.install(t, home)
 			sess, _ := c.Tmx.NewSession("")
-			var p struct {
-				PaneID string `json:"pane_id"`
-			}
-			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
-				"environment": map[string]any{"HOME": home}}, &p)
-			waitMarks(t, c, p.PaneID)
+			p := integratedPane(t, c, sess, shell, home)
 			commandSession(t, c, p.PaneID, shell, home, 0)
 			if shell == "zsh" {
 				// The prompt keeps one B mark: the integration saw the user's.
@@ -412,12 +413,7 @@ func TestCommandsRunInNestedShell(t *testing.T) {
 	c := start(t)
 	sess, _ := c.Tmx.NewSession("")
 	home := c.Tmx.Home
-	var p struct {
-		PaneID string `json:"pane_id"`
-	}
-	c.OK("split_window", map[string]any{"session_id": sess, "shell": "zsh", "shell_integration": true, "start_directory": home,
-		"environment": map[string]any{"HOME": home}}, &p)
-	waitMarks(t, c, p.PaneID)
+	p := integratedPane(t, c, sess, "zsh", home)
 	personTypes(c.Tmx, p.PaneID, "bash --norc")
 	waitCommands(t, c, p.PaneID, 1, func(ci cmdInfo) bool { return ci.Running })
 	c.Tmx.WaitFor(p.PaneID, func(string) bool {
@@ -469,13 +465,8 @@ func TestIntegrationExportsNoMarks(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(rc), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var p struct {
-				PaneID string `json:"pane_id"`
-			}
 			// The session's PS1='$ ' is in the zsh's environment: zsh exports it.
-			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
-				"environment": map[string]any{"HOME": home}}, &p)
-			waitMarks(t, c, p.PaneID)
+			p := integratedPane(t, c, sess, shell, home)
 			out := filepath.Join(home, "env.out")
 			personTypes(c.Tmx, p.PaneID, "env > "+out)
 			waitCommands(t, c, p.PaneID, 1, ended)
@@ -502,12 +493,7 @@ func TestCommandsOutputWithoutNewline(t *testing.T) {
 			c := start(t)
 			sess, _ := c.Tmx.NewSession("")
 			home := c.Tmx.Home
-			var p struct {
-				PaneID string `json:"pane_id"`
-			}
-			c.OK("split_window", map[string]any{"session_id": sess, "shell": shell, "shell_integration": true, "start_directory": home,
-				"environment": map[string]any{"HOME": home}}, &p)
-			waitMarks(t, c, p.PaneID)
+			p := integratedPane(t, c, sess, shell, home)
 			personTypes(c.Tmx, p.PaneID, `printf 'first\nno newline'`)
 			waitCommands(t, c, p.PaneID, 1, ended)
 			var out cmdOutput
