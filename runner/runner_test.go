@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -316,4 +317,65 @@ func TestRunShellDiesPaneStays(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunTerminalLeftUnusable: a command that leaves the terminal so that the shell cannot
+// draw a typed line as typed (echo off, a size that is not the pane's) makes the next run fail
+// with a *NotRun that names the cause and the keys that undo it, not vi command mode; those
+// keys, sent as the hint says, make the run after work.
+func TestRunTerminalLeftUnusable(t *testing.T) {
+	long := "echo " + strings.Repeat("abcdefghij", 8)
+	for _, tc := range []struct {
+		name        string
+		shell       []string
+		left, cause string
+		undo        string
+	}{
+		{"dash echo off", testtmux.Dash, "stty -echo", "echo off", "stty echo"},
+		{"bash size", testtmux.Bash, "stty cols 10 rows 5", "says it is 10x5", "stty cols "},
+		{"zsh size", testtmux.Zsh, "stty cols 10 rows 5", "says it is 10x5", "stty cols "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts, p, req := pane(t, tc.shell)
+			r := New()
+			defer r.Close()
+			req.Command = tc.left
+			if res, err := r.Run(context.Background(), ts, req); err != nil || res.Outcome != Completed {
+				t.Fatalf("%s: %+v %v", tc.left, res, err)
+			}
+			req.Command = long
+			_, err := r.Run(context.Background(), ts, req)
+			var nr *NotRun
+			if !errors.As(err, &nr) || !strings.Contains(nr.Hint, tc.cause) || !strings.Contains(nr.Hint, tc.undo) {
+				t.Fatalf("after %s: %v, want a hint naming %q and %q", tc.left, err, tc.cause, tc.undo)
+			}
+			keys := nr.Hint[strings.Index(nr.Hint, `keys="`)+6:]
+			// Keys that reach the terminal with the run's C-c still being taken are flushed
+			// with it; an agent's next call comes later.
+			time.Sleep(500 * time.Millisecond)
+			if _, err := ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "-l", keys[:strings.IndexByte(keys, '"')]}, []string{"send-keys", "-t", p.PaneID, "Enter"}); err != nil {
+				t.Fatal(err)
+			}
+			waitTerminalLike(t, p)
+			if res, err := r.Run(context.Background(), ts, req); err != nil || res.Output != long[5:] {
+				t.Fatalf("after the hint (%s): %+v %v", nr.Hint, res, err)
+			}
+		})
+	}
+}
+
+// waitTerminalLike waits until pane p's terminal has echo on and the pane's size.
+func waitTerminalLike(t *testing.T, p tmux.Pane) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		m, err := termstate.ReadMode(p.PaneTTY)
+		cols, rows, err2 := termstate.ReadSize(p.PaneTTY)
+		if err == nil && err2 == nil && !m.Hidden() && cols == p.PaneWidth && rows == p.PaneHeight {
+			return
+		}
+	}
+	m, _ := termstate.ReadMode(p.PaneTTY)
+	cols, rows, _ := termstate.ReadSize(p.PaneTTY)
+	t.Fatalf("the terminal did not get its echo and size back: %+v %dx%d, pane %dx%d", m, cols, rows, p.PaneWidth, p.PaneHeight)
 }

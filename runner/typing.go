@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/screen"
 	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -34,7 +35,7 @@ type NotRun struct {
 	Reason string // what happened, in words
 	Hint   string // what to do
 
-	refused bool // the wrapper refused (a definition it cannot get past): trying again is useless
+	refused bool // the wrapper refused (a definition it cannot get past), or the terminal shows why the line was not shown: trying again is useless
 }
 
 func (e *NotRun) Error() string { return fmt.Sprintf("pane %s: %s", e.Pane, e.Reason) }
@@ -193,9 +194,43 @@ func (x *run) notShown(ctx context.Context, partial, line string) error {
 	}
 	// C-c, which leaves a line editor in any mode with an empty line at the prompt.
 	x.keys(ctx, []string{"C-c"})
-	return &NotRun{Pane: x.req.pane.PaneID,
+	hint, known := x.notShownHint(ctx)
+	// A cause the terminal shows would fail another try too.
+	return &NotRun{Pane: x.req.pane.PaneID, refused: known,
 		Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
-		Hint:   "If its line editor is in vi command mode, leave it (send_keys keys=\"i\" enter=false, or C-c), then run the command again; nothing was run."}
+		Hint:   hint}
+}
+
+// notShownHint says what to do about a shell that did not show a typed line; known says the
+// terminal showed the cause (leftCause). Else a line editor in vi command mode, or bash's
+// readline under stty -echo, which echoes nothing in a raw mode that looks like any other.
+func (x *run) notShownHint(ctx context.Context) (hint string, known bool) {
+	if hint, ok := x.leftCause(ctx); ok {
+		return hint, true
+	}
+	return `If its line editor is in vi command mode, leave it (send_keys keys="i" enter=false, or C-c); if an earlier command turned the terminal's echo off (stty -echo), send_keys keys="stty echo"` + retryHint, false
+}
+
+const retryHint = ", then run the command again; nothing was run."
+
+// leftCause tells, from the pane's terminal, what an earlier command left that keeps a shell
+// from drawing a typed line as typed, and what to do: echo off (stty -echo, seen in the
+// terminal's mode when no line editor reads it), or a size that is not the pane's (stty
+// cols/rows: a line editor then wraps the line where the screen does not).
+func (x *run) leftCause(ctx context.Context) (hint string, ok bool) {
+	tty := x.req.pane.PaneTTY
+	if x.ts == nil || !x.ts.Local() {
+		return "", false
+	}
+	if m, err := termstate.ReadMode(tty); err == nil && m.Hidden() {
+		return `The pane's terminal has echo off (an earlier command ran stty -echo and left it so): turn it on with send_keys keys="stty echo"` + retryHint, true
+	}
+	cols, rows, err := termstate.ReadSize(tty)
+	if s, ok := x.screen(ctx); err == nil && ok && (cols != s.Width || rows != s.Height) {
+		return fmt.Sprintf(`The pane's terminal says it is %dx%d but the pane is %dx%d (an earlier command ran stty cols/rows): set it back with send_keys keys="stty cols %d rows %d"`,
+			cols, rows, s.Width, s.Height, s.Width, s.Height) + retryHint, true
+	}
+	return "", false
 }
 
 // lastChar is the last character of line that a shell draws (not a blank).
@@ -230,6 +265,9 @@ func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 		return nil
 	}
 	x.keys(ctx, []string{"C-c"})
+	if hint, ok := x.leftCause(ctx); ok {
+		return &NotRun{Pane: x.req.pane.PaneID, refused: true, Reason: "its shell did not draw the typed line as typed", Hint: hint}
+	}
 	return &NotRun{Pane: x.req.pane.PaneID,
 		Reason: "its shell took the start of the typed line as editing commands (a line editor in vi command mode)",
 		Hint:   "Nothing was run; the command line was emptied with C-c. Run the command again."}

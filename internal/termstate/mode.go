@@ -78,3 +78,21 @@ func (m Mode) Name(known bool) string {
 	}
 	return "line"
 }
+
+// ReadSize reads the size the terminal at path reports to its programs (TIOCGWINSZ): tmux
+// sets it to the pane's, and stty cols/rows changes it behind tmux's back.
+func ReadSize(path string) (cols, rows int, err error) {
+	if path == "" {
+		return 0, 0, ErrNoTTY
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	ws, err := unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ)
+	if err != nil {
+		return 0, 0, err
+	}
+	return int(ws.Col), int(ws.Row), nil
+}
