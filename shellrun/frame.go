@@ -101,8 +101,10 @@ func (f posixFrame) saveOpts() []string {
 	if f.d.bash && !f.inline {
 		// Sourcing leaves POSIX mode on; a RETURN trap turns it off after the final return
 		// (which leaves $? at the command's status), and restores a RETURN trap of the user's.
+		// What trap -p printed ("trap -- - RETURN" for none, in POSIX mode) runs as \trap: an
+		// alias or function named trap would print or run something of its own there.
 		s = append(s, f.bashReadBack(),
-			f.d.sp("trap")+" "+posixQuote("{ "+f.d.sp("trap")+" - RETURN; "+f.d.sp("eval")+` "${__tmx_t-}"; `+
+			f.d.sp("trap")+" "+posixQuote("{ "+f.d.sp("trap")+" - RETURN; "+f.d.sp("eval")+` "${__tmx_t:+\\$__tmx_t}"; `+
 				f.posixOff("__tmx_t")+"; } 2>/dev/null")+" RETURN")
 	}
 	return s

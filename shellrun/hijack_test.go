@@ -16,7 +16,8 @@ var fishHijackNames = []string{"source", "printf", "functions", "exit", "echo", 
 // TestHijackingDefinitions defines each name as an alias and as a function in the
 // interactive shell (where the shell accepts the definition), with and without errexit, then
 // runs "exit 7": the run must report 7, or fail naming the definition; never another status,
-// and the shell must survive.
+// and the shell must survive. The definition must not run after the command either (bash
+// restored its RETURN trap by eval of trap -p's "trap -- - RETURN", and an alias trap printed).
 func TestHijackingDefinitions(t *testing.T) {
 	for _, sh := range allShells() {
 		t.Run(sh.name, func(t *testing.T) {
@@ -56,6 +57,13 @@ func TestHijackingDefinitions(t *testing.T) {
 								t.Fatalf("no end marker; output:\n%s", r.out)
 							case p.Status != 7 || string(p.Body) != "ran":
 								t.Fatalf("status %d body %q, want 7 \"ran\"; output:\n%s", p.Status, p.Body, r.out)
+							}
+							// Between the end marker and the harness's own AFTER line (fish's
+							// calls echo and functions).
+							rest, _, _ := strings.Cut(string(r.out[p.End:]), "AFTER:")
+							ownAfter := sh.fam == Fish && (name == "echo" || name == "functions")
+							if p.Done && !ownAfter && strings.Contains(rest, "FAKE") {
+								t.Errorf("the definition ran after the command; output:\n%s", r.out)
 							}
 							if r.after == "" && !(p.Failed != "" && errexit) {
 								t.Errorf("the shell did not survive; output:\n%s", r.out)
