@@ -273,7 +273,18 @@ func (f posixFrame) singleFrame() []string {
 		f.d.sp("trap")+" "+posixQuote(f.d.sp("exit")+" 130")+" INT",
 		f.startPrintf())
 	s = append(s, f.aliasesBack()...)
-	return append(s, f.evalStmt(), ")")
+	s = append(s, f.evalStmt())
+	return append(s, f.zshExit()...)
+}
+
+// zshExit (zsh) ends the single frame's subshell with exit: a zsh subshell that falls off its
+// end while the shell has a DEBUG trap (trap DEBUG, TRAPDEBUG) skips its EXIT trap, which
+// prints the end marker. Its trace goes nowhere (set -x). It closes the subshell.
+func (f posixFrame) zshExit() []string {
+	if !f.d.zsh {
+		return []string{")"}
+	}
+	return []string{"{ " + f.d.sp("exit") + " $?; } 2>/dev/null", ")"}
 }
 
 // aliasesBack (zsh) turns aliases back on before eval reads the command.

@@ -229,3 +229,28 @@ func checkAfter(t *testing.T, sh shell, r run, wantStatus int) {
 		t.Errorf("%s: wrapper left variables or POSIX mode behind: %q", sh.name, r.after)
 	}
 }
+
+// TestDebugTraps: a DEBUG trap in the interactive shell (it runs before every command, and
+// zsh's subshells then skip their EXIT trap when they end by falling off their end) leaves
+// the run its end marker and status, by script and typed inline.
+func TestDebugTraps(t *testing.T) {
+	for _, tc := range []struct {
+		sh      shell
+		prelude string
+	}{
+		{posixShells[2], "trap : DEBUG"},
+		{posixShells[3], "trap : DEBUG"},
+		{posixShells[3], "TRAPDEBUG() { : }"},
+	} {
+		for _, mode := range []runMode{viaScript, viaInline} {
+			t.Run(tc.sh.name+"/"+tc.prelude+"/"+mode.String(), func(t *testing.T) {
+				need(t, tc.sh)
+				t.Parallel()
+				r := frame(t, tc.sh, mode, tc.prelude, "echo ran; (exit 4)", true)
+				if p := r.parsed; !p.Done || p.Status != 4 || string(p.Body) != "ran" {
+					t.Fatalf("done %v status %d body %q, want 4 \"ran\"; output:\n%s", p.Done, p.Status, p.Body, r.out)
+				}
+			})
+		}
+	}
+}
