@@ -88,7 +88,7 @@ func (f posixFrame) saveOpts() []string {
 	if f.d.zsh {
 		var save, off []string
 		for _, o := range zshOpts {
-			save = append(save, o.v+"=$options["+o.opt+"]")
+			save = append(save, o.v+"=${options["+o.opt+"]}") // braces: KSH_ARRAYS
 			off = append(off, "options["+o.opt+"]=off")
 		}
 		return []string{"{ " + strings.Join(save, " ") + "; " + strings.Join(off, "; ") + "; } 2>/dev/null"}

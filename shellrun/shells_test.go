@@ -254,3 +254,24 @@ func TestDebugTraps(t *testing.T) {
 		}
 	}
 }
+
+// TestZshKshArrays: under KSH_ARRAYS (set by emulate ksh, or by hand), $options[name] is
+// $options followed by "[name]": the wrapper reads its options with braces, so the command's
+// output holds no error of the wrapper's and the shell keeps its aliases after the run.
+func TestZshKshArrays(t *testing.T) {
+	sh := posixShells[3]
+	need(t, sh)
+	for _, mode := range []runMode{viaScript, viaInline} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			r := frame(t, sh, mode, "setopt ksharrays; alias hi='echo ALIASED'", "echo ran; (exit 4)\nhi", true)
+			p := r.parsed
+			if !p.Done || p.Status != 0 || string(p.Body) != "ran\nALIASED" {
+				t.Fatalf("done %v status %d body %q, want 0 \"ran\\nALIASED\"; output:\n%s", p.Done, p.Status, p.Body, r.out)
+			}
+			if strings.Contains(string(r.out), "invalid value") {
+				t.Errorf("the wrapper failed to restore an option; output:\n%s", r.out)
+			}
+		})
+	}
+}
