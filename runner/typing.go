@@ -194,19 +194,18 @@ func (x *run) notShown(ctx context.Context, partial, line string) error {
 	}
 	// C-c, which leaves a line editor in any mode with an empty line at the prompt.
 	x.keys(ctx, []string{"C-c"})
-	hint, known := x.notShownHint(ctx)
-	// A cause the terminal shows would fail another try too.
-	return &NotRun{Pane: x.req.pane.PaneID, refused: known,
+	hint, final := x.notShownHint(ctx)
+	return &NotRun{Pane: x.req.pane.PaneID, refused: final,
 		Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
 		Hint:   hint}
 }
 
-// notShownHint says what to do about a shell that did not show a typed line; known says the
-// terminal showed the cause (leftCause). Else a line editor in vi command mode, or bash's
+// notShownHint says what to do about a shell that did not show a typed line; final says
+// another try would fail too (leftCause). Else a line editor in vi command mode, or bash's
 // readline under stty -echo, which echoes nothing in a raw mode that looks like any other.
-func (x *run) notShownHint(ctx context.Context) (hint string, known bool) {
-	if hint, ok := x.leftCause(ctx); ok {
-		return hint, true
+func (x *run) notShownHint(ctx context.Context) (hint string, final bool) {
+	if hint, final, ok := x.leftCause(ctx); ok {
+		return hint, final
 	}
 	return `If its line editor is in vi command mode, leave it (send_keys keys="i" enter=false, or C-c); if an earlier command turned the terminal's echo off (stty -echo), send_keys keys="stty echo"` + retryHint, false
 }
@@ -216,22 +215,50 @@ const retryHint = ", then run the command again; nothing was run."
 // leftCause tells, from the pane's terminal, what an earlier command left that keeps a shell
 // from drawing a typed line as typed, and what to do: echo off (stty -echo, seen in the
 // terminal's mode when no line editor reads it), or a size that is not the pane's (stty
-// cols/rows: a line editor then wraps the line where the screen does not).
-func (x *run) leftCause(ctx context.Context) (hint string, ok bool) {
+// cols/rows: a line editor then wraps the line where the screen does not). final says another
+// try would fail too: a size apart may also be a resize under way (a person dragging their
+// terminal's edge), which tmux passes on to the terminal late, and the keys the hint gives
+// are harmless then.
+func (x *run) leftCause(ctx context.Context) (hint string, final, ok bool) {
 	tty := x.req.pane.PaneTTY
 	if x.ts == nil || !x.ts.Local() {
-		return "", false
+		return "", false, false
 	}
 	if m, err := termstate.ReadMode(tty); err == nil && m.Hidden() {
-		return `The pane's terminal has echo off (an earlier command ran stty -echo and left it so): turn it on with send_keys keys="stty echo"` + retryHint, true
+		return `The pane's terminal has echo off (an earlier command ran stty -echo and left it so): turn it on with send_keys keys="stty echo"` + retryHint, true, true
 	}
-	cols, rows, err := termstate.ReadSize(tty)
-	if s, ok := x.screen(ctx); err == nil && ok && (cols != s.Width || rows != s.Height) {
-		return fmt.Sprintf(`The pane's terminal says it is %dx%d but the pane is %dx%d (an earlier command ran stty cols/rows): set it back with send_keys keys="stty cols %d rows %d"`,
-			cols, rows, s.Width, s.Height, s.Width, s.Height) + retryHint, true
+	if cols, rows, w, h, ok := x.sizeApart(ctx, tty); ok {
+		return fmt.Sprintf(`The pane's terminal says it is %dx%d but the pane is %dx%d (an earlier command ran stty cols/rows, or the pane is being resized): set it back with send_keys keys="stty cols %d rows %d"`,
+			cols, rows, w, h, w, h) + retryHint, false, true
 	}
-	return "", false
+	return "", false, false
 }
+
+// sizeApart reports the size the terminal at tty says (cols x rows) when it differs from the
+// pane's (w x h) and stays so a moment later: tmux passes a pane's resize on to its terminal
+// a little after the pane's own size changed, so a pane being resized shows a difference that
+// no command left (a long resize still can).
+func (x *run) sizeApart(ctx context.Context, tty string) (cols, rows, w, h int, ok bool) {
+	look := func() (c, r, w, h int, ok bool) {
+		c, r, err := termstate.ReadSize(tty)
+		s, shown := x.screen(ctx)
+		return c, r, s.Width, s.Height, err == nil && shown && (c != s.Width || r != s.Height)
+	}
+	cols, rows, w, h, ok = look()
+	if !ok {
+		return 0, 0, 0, 0, false
+	}
+	select {
+	case <-ctx.Done():
+		return 0, 0, 0, 0, false
+	case <-time.After(sizeSettle):
+	}
+	c, r, w2, h2, ok := look()
+	return cols, rows, w, h, ok && c == cols && r == rows && w2 == w && h2 == h
+}
+
+// sizeSettle is how long sizeApart waits for a resize under way to reach the terminal.
+const sizeSettle = 300 * time.Millisecond
 
 // lastChar is the last character of line that a shell draws (not a blank).
 func lastChar(line string) byte {
@@ -265,8 +292,8 @@ func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 		return nil
 	}
 	x.keys(ctx, []string{"C-c"})
-	if hint, ok := x.leftCause(ctx); ok {
-		return &NotRun{Pane: x.req.pane.PaneID, refused: true, Reason: "its shell did not draw the typed line as typed", Hint: hint}
+	if hint, final, ok := x.leftCause(ctx); ok {
+		return &NotRun{Pane: x.req.pane.PaneID, refused: final, Reason: "its shell did not draw the typed line as typed", Hint: hint}
 	}
 	return &NotRun{Pane: x.req.pane.PaneID,
 		Reason: "its shell took the start of the typed line as editing commands (a line editor in vi command mode)",
