@@ -97,6 +97,10 @@ type Result struct {
 	// pane): the pane is gone, or dead under remain-on-exit. The exit status is the command's;
 	// with PaneDied, the shell went first (shellDied): there is none.
 	ShellEnded bool
+	// OnAlternate says the command left the terminal on the alternate screen (a full-screen
+	// program killed before it could leave it, printf '\e[?1049h'): what it printed there is
+	// not in Output, and the pane goes on showing that screen.
+	OnAlternate bool
 }
 
 // Runner runs framed commands. It owns a private directory (mode 0700, tmux.Server.MkdirTemp's) for
@@ -829,7 +833,8 @@ func (x *run) resultLocked() Result {
 		ForeignOutputSuspected: x.col.foreign,
 		OutputComplete: x.col.done && !x.col.lostStart && x.missed == 0 && x.gaps == 0 &&
 			s.dropped == 0 && s.omitted == 0,
-		Shell: x.sh,
+		Shell:       x.sh,
+		OnAlternate: s.alt,
 	}
 	switch {
 	case x.col.done:

@@ -379,3 +379,31 @@ func waitTerminalLike(t *testing.T, p tmux.Pane) {
 	cols, rows, _ := termstate.ReadSize(p.PaneTTY)
 	t.Fatalf("the terminal did not get its echo and size back: %+v %dx%d, pane %dx%d", m, cols, rows, p.PaneWidth, p.PaneHeight)
 }
+
+// TestRunLeftOnAlternate: a command that switches the terminal to the alternate screen and
+// never back (a full-screen program killed before it could leave it) returns no output from
+// there, and says so (OnAlternate), as the pane goes on showing that screen; one that leaves
+// it (as vim does) does not.
+func TestRunLeftOnAlternate(t *testing.T) {
+	for _, tc := range []struct {
+		cmd   string
+		out   string
+		onAlt bool
+	}{
+		{`printf '\033[?1049h'; echo drawn`, "", true},
+		{`tput smcup; echo drawn`, "", true},
+		{`printf '\033[?1049h'; echo drawn; printf '\033[?1049l'; echo after`, "after", false},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			t.Parallel()
+			ts, _, req := pane(t, testtmux.Bash)
+			r := New()
+			defer r.Close()
+			req.Command = tc.cmd
+			res, err := r.Run(context.Background(), ts, req)
+			if err != nil || res.Outcome != Completed || res.Output != tc.out || res.OnAlternate != tc.onAlt {
+				t.Fatalf("%+v %v, want output %q and OnAlternate %v", res, err, tc.out, tc.onAlt)
+			}
+		})
+	}
+}

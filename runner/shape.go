@@ -12,6 +12,7 @@ type shaped struct {
 	lines   []string
 	dropped int   // lines withheld by maxLines (and lines cut before the window)
 	omitted int64 // bytes withheld by the byte ceiling (and the per-line cap)
+	alt     bool  // the body left the terminal on the alternate screen
 }
 
 // shape turns a run's body into the text an agent reads: the text filter (what a screen shows,
@@ -28,7 +29,7 @@ func shape(body []byte, cutLines, maxLines, maxBytes int) shaped {
 	if p := f.Partial(); p != "" || bytes.HasSuffix(body, []byte{'\n'}) {
 		lines = append(lines, p)
 	}
-	s := shaped{omitted: f.Truncated(), dropped: cutLines + f.Dropped()}
+	s := shaped{omitted: f.Truncated(), dropped: cutLines + f.Dropped(), alt: f.Alternate()}
 	if maxLines > 0 && len(lines) > maxLines {
 		s.dropped += len(lines) - maxLines
 		lines = lines[len(lines)-maxLines:]

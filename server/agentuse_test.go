@@ -239,3 +239,21 @@ func TestSynchronizedWindow(t *testing.T) {
 		t.Errorf("the run typed into the other pane:\n%s", screen)
 	}
 }
+
+// A command that left the terminal on the alternate screen returns no output from there:
+// run_command's note and run_shell_command's text say why and how to get the screen back.
+func TestRunLeftOnAlternateSaysSo(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	text, failed := callText(t, srv, "run_command", `{"pane_id":"`+pane+`","command":"tput smcup; echo drawn"}`)
+	if failed || !strings.Contains(text, `"note":"the command left the terminal on the alternate screen`) || !strings.Contains(text, "tput rmcup") {
+		t.Errorf("run_command: %s", text)
+	}
+	text, failed = callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"echo next"}`)
+	if failed || strings.Contains(text, "alternate") {
+		t.Errorf("a run that does not switch screens: %s", text)
+	}
+	text, failed = callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"printf '\\033[?1049h'; echo drawn"}`)
+	if failed || !strings.Contains(text, "[exit 0]\n[the command left the terminal on the alternate screen") {
+		t.Errorf("run_shell_command: %s", text)
+	}
+}

@@ -242,7 +242,11 @@ type runShellOut struct {
 	gone     string // why the pane is gone, for pane_died (paneGone)
 	// shellEnded: the command ended its pane's shell (the seed's fields have no room for it).
 	shellEnded bool
+	onAlt      bool // it left the terminal on the alternate screen (altNote)
 }
+
+// altNote says what a run that left the alternate screen on left.
+const altNote = "the command left the terminal on the alternate screen (a full-screen program's display): what it printed there is not in the output, and the pane still shows that screen; send_keys keys=\"tput rmcup\" (or \"reset\") brings the shell's screen back"
 
 // shellEndedNote says what a run that ended its pane's shell left.
 const shellEndedNote = "the command also ended the pane's shell (it killed it, or replaced it and exited): the pane is gone, or dead under remain-on-exit; run the next command in another pane, or respawn_pane this one"
@@ -282,6 +286,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		hidden:                 res.WaitingForInput && res.InputHidden,
 		gone:                   c.runGone(p.PaneID, res.ShellEnded),
 		shellEnded:             res.ShellEnded,
+		onAlt:                  res.OnAlternate && res.Outcome == runner.Completed,
 	}, nil
 }
 
@@ -345,6 +350,9 @@ func (o runShellOut) Text() string {
 		if o.shellEnded {
 			b.WriteString("\n[" + shellEndedNote + "]")
 		}
+		if o.onAlt {
+			b.WriteString("\n[" + altNote + "]")
+		}
 	case runner.TimedOut:
 		if o.waiting {
 			// Returned before its timeout: the command waits for a person.
@@ -384,7 +392,7 @@ type runCommandOut struct {
 	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
 	InputHint            string   `json:"input_hint,omitempty" jsonschema:"when waiting_for_input: what to do (how to answer, or the keys that leave a pager or an editor)"`
 	InputHidden          bool     `json:"input_hidden,omitempty" jsonschema:"it waits for hidden input (a password): use type_secret"`
-	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell"`
+	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell, or left the alternate screen on"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -465,6 +473,9 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 	}
 	if res.ShellEnded {
 		out.Note = shellEndedNote
+	}
+	if res.OnAlternate && res.Outcome == runner.Completed {
+		out.Note = strings.TrimPrefix(out.Note+"; "+altNote, "; ")
 	}
 	return out
 }

@@ -412,6 +412,10 @@ func (f *Filter) Lines() []string {
 	return lines
 }
 
+// Alternate reports whether the text so far left the terminal on the alternate screen (it
+// switched there and not back).
+func (f *Filter) Alternate() bool { return f.alt }
+
 // Partial returns the current, not yet terminated line (without any
 // incomplete UTF-8 sequence still held for the next Write).
 func (f *Filter) Partial() string {
