@@ -110,6 +110,68 @@ func cLocaleRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane,
 	}
 }
 
+// TestEngineUnterminatedWrap: after output without a final line break (printf, a C-c's "^C"),
+// bash's prompt begins mid-row, while readline takes it to begin in column 0; a typed line
+// that reaches past the row's end is then misdrawn where it wraps (the terminal wraps first,
+// and readline draws the rest over the next row's start). With 1 to 8 bytes of the line past
+// the row's end, every run is seen typed at once (not after the echo wait, then cleared with
+// C-c and typed again) and its command is drawn after the output, as typed, with nothing of
+// the frame left on the screen.
+func TestEngineUnterminatedWrap(t *testing.T) {
+	tmx, ts := realEngine(t)
+	su := testtmux.Config("bash", "clean")
+	for _, tb := range tables {
+		t.Run(tb.name, func(t *testing.T) {
+			su.Require(t)
+			t.Parallel()
+			r := New()
+			r.table = tb.table
+			t.Cleanup(r.Close)
+			var path string
+			r.beforeSend = func(p string) { path = p }
+			p := tmx.StartShell(t, su)
+			defer p.Kill()
+			if res, err := engineRun(t, r, ts, p, "echo first", 20*time.Second); err != nil || res.Outcome != Completed {
+				t.Fatalf("first run: %+v %v", res, err)
+			}
+			for k := 1; k <= 8; k++ {
+				unterminatedRun(t, r, ts, p, path, k)
+			}
+		})
+	}
+}
+
+// unterminatedRun sets p's width so that k bytes of the line typed after "printf abc" follow
+// the row's end (path is the last run's script), and runs both.
+func unterminatedRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, path string, k int) {
+	t.Helper()
+	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "r"))
+	if err != nil {
+		t.Fatalf("script path %s", path)
+	}
+	next := filepath.Join(filepath.Dir(path), "r"+strconv.Itoa(n+2))
+	// The row: "abc", the prompt "$ ", then the line up to its last k bytes.
+	w := len("abc$ ") + len(shellrun.Line(shellrun.Bash, next)) - k
+	p.S.Tmux("resize-window", "-t", p.ID, "-x", strconv.Itoa(w))
+	time.Sleep(200 * time.Millisecond) // bash redraws its prompt for the new width
+	p.WaitPrompt()
+	if res, err := engineRun(t, r, ts, p, "printf abc", 20*time.Second); err != nil || res.Output != "abc" {
+		t.Fatalf("printf abc in %d columns: %+v %v", w, res, err)
+	}
+	cmd := "echo k" + strconv.Itoa(k)
+	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+	screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID)
+	if err != nil || res.Outcome != Completed || res.Output != "k"+strconv.Itoa(k) {
+		t.Fatalf("%q in %d columns: %+v %v; screen:\n%s", cmd, w, res, err, screen)
+	}
+	if res.Elapsed >= echoWait {
+		t.Errorf("%q in %d columns took %v: the echo was not seen", cmd, w, res.Elapsed)
+	}
+	if !regexp.MustCompile(`(?m)^abc\$ `+cmd+`\s*$`).MatchString(screen) || strings.Contains(screen, "tmx") {
+		t.Errorf("%q in %d columns is not shown after the output as typed:\n%s", cmd, w, screen)
+	}
+}
+
 // engineRun runs command in p with runner r and returns the result.
 func engineRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, command string, timeout time.Duration) (Result, error) {
 	t.Helper()

@@ -382,7 +382,7 @@ func (b before) left() string {
 
 // screenShows reports whether the rows of the screen that can hold line, up to the cursor's,
 // read one after the other, end with line's last 32 bytes (blanks aside: see shows), or the
-// cursor's row ends a line misdrawn after a prompt measured in bytes (see misdrawnEnd); drawn
+// cursor's row ends a line the shell misdrew where it wraps (see misdrawnEnd); drawn
 // is the text the shell drew since typing.
 func (x *run) screenShows(ctx context.Context, line string, drawn []byte) bool {
 	t, ok := x.screenText(ctx, line, false)
@@ -390,7 +390,7 @@ func (x *run) screenShows(ctx context.Context, line string, drawn []byte) bool {
 		return false
 	}
 	tail, t := unblank(line), unblank(t)
-	if strings.HasSuffix(t, tail[max(0, len(tail)-32):]) || x.misdrawnEnd(tail, drawn) {
+	if strings.HasSuffix(t, tail[max(0, len(tail)-32):]) || x.misdrawnEnd(line, tail, drawn) {
 		return true
 	}
 	// A pane too narrow for the line: mksh scrolls it sideways and shows only what fits on
@@ -401,15 +401,18 @@ func (x *run) screenShows(ctx context.Context, line string, drawn []byte) bool {
 }
 
 // misdrawnEnd reports whether the cursor's row, from its first column, holds the end of the
-// typed line (tail, without blanks) as the shell last drew it, when the prompt left of the
-// cursor before typing has multibyte characters. A line editor in a C locale counts their
+// typed line (tail, without blanks) as the shell last drew it, when the shell cannot know
+// where its line wraps. A line editor in a C locale counts a prompt's multibyte characters'
 // bytes as columns and wraps the line that many columns early; zsh then goes to its next row
 // with a carriage return and erases that row, which on the screen is the prompt's own: the
 // prompt and the line's start are wiped, and what follows the wrap (maybe only "}") is drawn
-// there. It must end what the shell drew since typing, so that a row left from before (a
-// retry's) does not count.
-func (x *run) misdrawnEnd(tail string, drawn []byte) bool {
-	if !x.before.ok || !x.before.bytesWide() {
+// there. Readline assumes its prompt begins in column 0, which it does not after output
+// without a final line break (a C-c's "^C", printf): the terminal wraps the line first, and
+// readline, at what it takes for the row's end, returns to the row's start and draws the rest
+// over the line's first bytes there. It must end what the shell drew since typing, so that a
+// row left from before (a retry's) does not count.
+func (x *run) misdrawnEnd(line, tail string, drawn []byte) bool {
+	if !x.before.ok || !x.before.bytesWide() && !x.before.wraps(line) {
 		return false
 	}
 	row := unblank(x.lastRow)
@@ -426,6 +429,15 @@ func (b before) bytesWide() bool {
 		w += screen.CellWidth(r)
 	}
 	return len(left) > w
+}
+
+// wraps reports whether line, typed at the cursor of b, reaches past the row's end.
+func (b before) wraps(line string) bool {
+	w := 0
+	for _, r := range line {
+		w += screen.CellWidth(r)
+	}
+	return b.x+w > b.cols
 }
 
 // screenText returns the rows of the screen that can hold line, up to the cursor, read one
