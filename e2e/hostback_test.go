@@ -12,7 +12,8 @@ import (
 // TestRemoteHostComesBack: with two hosts, one's sshd is killed during a run and started again
 // on its port. The next list_sessions on it works: at once, or, within the short time a slow
 // failure is remembered, with an error that says it was remembered and when the host is asked
-// again; the other host is served throughout.
+// again; the other host is served throughout. The run's error and wait_for_run then say the
+// command may live on there (never to run it again).
 func TestRemoteHostComesBack(t *testing.T) {
 	t.Parallel()
 	c, net, hosts := startHosts(t, 2)
@@ -36,6 +37,10 @@ func TestRemoteHostComesBack(t *testing.T) {
 	case res := <-done:
 		if !res.IsError {
 			t.Fatalf("a run whose connection dropped succeeded: %s", text(res))
+		}
+		// The command lives on there: the error must not send the agent to run it again.
+		if msg := text(res); strings.Contains(msg, "run the command in a live one") || !strings.Contains(msg, "capture_pane") {
+			t.Errorf("a dropped run's error does not say the command may live on: %s", msg)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the run did not end when the connection dropped")
@@ -67,6 +72,14 @@ func TestRemoteHostComesBack(t *testing.T) {
 	}
 	if out, err := exec.Command("ssh", "-F", net.Config, "h1", "true").CombinedOutput(); err != nil {
 		t.Errorf("ssh h1 true, once the host is back: %v %s", err, out)
+	}
+	var waited struct {
+		Outcome string `json:"outcome"`
+		Note    string `json:"note"`
+	}
+	c.OK("wait_for_run", map[string]any{"host": "h1", "pane_id": pane, "timeout": 0}, &waited)
+	if waited.Outcome != "pane_died" || !strings.Contains(waited.Note, "connection") {
+		t.Errorf("wait_for_run on the pane once back does not say the connection dropped: %+v", waited)
 	}
 	h1.tmx.Tmux("send-keys", "-t", pane, "C-c", "")
 	var sessions struct {

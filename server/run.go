@@ -293,7 +293,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 // paneGone says that pane is gone and why it may be: on another host, the ssh connection may
 // have dropped too.
 func (c *Call) paneGone(pane string) string {
-	if _, name, err := c.srv.hostFor(c.host); err == nil && name != LocalHost {
+	if name, ok := c.remoteHost(); ok {
 		return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited, or the ssh connection to host %q dropped)", pane, name)
 	}
 	return fmt.Sprintf("pane %s is gone (the pane or its tmux server exited)", pane)
@@ -306,6 +306,28 @@ func (c *Call) runGone(pane string, shellEnded bool) string {
 		return fmt.Sprintf("the shell of pane %s ended (the command killed it, or the pane was respawned; under remain-on-exit the pane stays, dead)", pane)
 	}
 	return c.paneGone(pane)
+}
+
+// goneHint says what to do after a run whose pane went from view. On another host the ssh
+// connection may have dropped while the pane and its command live on there: running the
+// command again would run it twice.
+func (c *Call) goneHint(pane string) string {
+	if name, ok := c.remoteHost(); ok {
+		return fmt.Sprintf("If the connection dropped, the pane and the command may live on there: the next call reconnects. Look with capture_pane host=%q pane_id=%s before running it again, which would run it twice.", name, pane)
+	}
+	return "Its output and exit status are lost; list the panes (list_panes) and run the command in a live one."
+}
+
+// remoteHost returns the call's host when it is another machine.
+func (c *Call) remoteHost() (string, bool) {
+	_, name, err := c.srv.hostFor(c.host)
+	return name, err == nil && name != LocalHost
+}
+
+// lostNote says what a run that ended as pane_died left, when its pane is on another host and
+// still there: the connection dropped, not the pane.
+func lostNote(host string) string {
+	return fmt.Sprintf("the ssh connection to host %q dropped during the run, but the pane is there: the command may have gone on; capture_pane shows what it printed; its exit status is unknown", host)
 }
 
 // Text is the output, a blank line, then how it ended. It never suggests
@@ -392,7 +414,7 @@ type runCommandOut struct {
 	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
 	InputHint            string   `json:"input_hint,omitempty" jsonschema:"when waiting_for_input: what to do (how to answer, or the keys that leave a pager or an editor)"`
 	InputHidden          bool     `json:"input_hidden,omitempty" jsonschema:"it waits for hidden input (a password): use type_secret"`
-	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell, or left the alternate screen on"`
+	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell, left the alternate screen on, or lost its host's connection"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -437,8 +459,7 @@ func runCommand(ctx context.Context, c *Call, in *runCommandIn) (runCommandOut, 
 	}
 	switch res.Outcome {
 	case runner.PaneDied:
-		return runCommandOut{}, fail("Its output and exit status are lost; list the panes (list_panes) and run the command in a live one.",
-			"run_command: %s before the command finished", c.runGone(p.PaneID, res.ShellEnded))
+		return runCommandOut{}, fail(c.goneHint(p.PaneID), "run_command: %s before the command finished", c.runGone(p.PaneID, res.ShellEnded))
 	case runner.Cancelled:
 		return runCommandOut{}, fail(fmt.Sprintf("The command may still be running in pane %s; wait_for_run pane_id=%s returns its exit status and output when it ends, send_keys keys=\"C-c\" enter=false stops it.", p.PaneID, p.PaneID),
 			"run_command was cancelled")
@@ -550,6 +571,9 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	}
 	out := waitForRunOut{runCommandOut: commandOut(pane, res, timeout), Command: rec.Command,
 		Outcome: string(res.Outcome), MissedBytes: res.MissedBytes, StillRunning: res.StillRunning}
+	if name, ok := c.remoteHost(); ok && res.Outcome == runner.PaneDied {
+		out.Note = lostNote(name) // the pane was found above: the connection went, not the pane
+	}
 	if res.StillRunning {
 		out.Outcome = "running"
 	}
