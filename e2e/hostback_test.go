@@ -13,7 +13,8 @@ import (
 // on its port. The next list_sessions on it works: at once, or, within the short time a slow
 // failure is remembered, with an error that says it was remembered and when the host is asked
 // again; the other host is served throughout. The run's error and wait_for_run then say the
-// command may live on there (never to run it again).
+// command may live on there (never to run it again), and a run in that pane is refused, typing
+// nothing, until the shell shows its prompt again.
 func TestRemoteHostComesBack(t *testing.T) {
 	t.Parallel()
 	c, net, hosts := startHosts(t, 2)
@@ -81,7 +82,22 @@ func TestRemoteHostComesBack(t *testing.T) {
 	if waited.Outcome != "pane_died" || !strings.Contains(waited.Note, "connection") {
 		t.Errorf("wait_for_run on the pane once back does not say the connection dropped: %+v", waited)
 	}
+	// The command still runs there, silent: a run must not type into it (it would read the
+	// line as its input), but once C-c ends it, the shell's prompt lets runs in again.
+	if msg := c.Fail("run_command", map[string]any{"host": "h1", "pane_id": pane, "command": "echo typed-into-sleep"}); !strings.Contains(msg, "lost from view") {
+		t.Errorf("a run in the pane whose command may still run: %s", msg)
+	}
+	if screen := h1.tmx.Tmux("capture-pane", "-p", "-t", pane); strings.Contains(screen, "typed-into-sleep") || strings.Contains(screen, "tmux-mcp") {
+		t.Errorf("a line was typed into the running command:\n%s", screen)
+	}
 	h1.tmx.Tmux("send-keys", "-t", pane, "C-c", "")
+	var again struct {
+		Output []string `json:"output"`
+	}
+	c.OK("run_command", map[string]any{"host": "h1", "pane_id": pane, "command": "echo again"}, &again)
+	if len(again.Output) != 1 || again.Output[0] != "again" {
+		t.Errorf("a run once the lost command ended: %+v", again)
+	}
 	var sessions struct {
 		Sessions []struct {
 			SessionName string `json:"session_name"`

@@ -22,6 +22,7 @@ const (
 	Busy                           // reserved by an unfinished run of this server
 	NotShell                       // the foreground program is not a supported shell
 	ShellBusy                      // the shell is not at its prompt (still starting, or running something itself)
+	LostRun                        // the previous run was lost from view and no prompt shows since
 )
 
 // Refusal is a preflight failure: nothing was sent to the pane.
@@ -57,6 +58,8 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
 	case ShellBusy:
 		return fmt.Sprintf("the shell in pane %s is not at its prompt (it is still starting, or runs something itself, such as a loop typed at its prompt)", r.Pane)
+	case LostRun:
+		return fmt.Sprintf("pane %s shows no prompt since its last run was lost from view (the connection to its host dropped): that command may still be running, and would read the typed line as its input; nothing was typed", r.Pane)
 	}
 	return fmt.Sprintf("pane %s refused", r.Pane)
 }

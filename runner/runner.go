@@ -251,7 +251,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		r.reg.end(rec, nil)
 		return res, err
 	}
-	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), rec, unterminated(prev))
+	x, err := r.start(ctx, ts, req, filepath.Join(dir, "r"+strconv.FormatUint(r.seq.Add(1), 10)), rec, prev)
 	if err != nil {
 		r.reg.end(rec, nil)
 		return res, err
@@ -334,6 +334,21 @@ func (x *run) retry() {
 	x.suspect, x.procs = time.Time{}, nil
 }
 
+// lost reports whether rec (the pane's previous run, or nil) ended as pane_died while its pane
+// is still there (the caller found it): its stream ended, not its pane, as when the ssh
+// connection to another host drops. Its command may still run there, unseen.
+func lost(rec *Record) bool {
+	if rec == nil {
+		return false
+	}
+	select {
+	case <-rec.done:
+	default:
+		return false
+	}
+	return rec.Result().Outcome == PaneDied
+}
+
 // unterminated returns the last line of the output of rec (the pane's previous run, or nil)
 // when it did not end in a line break: the cursor's row shows it until the shell draws its
 // prompt (promptDrawn).
@@ -354,7 +369,7 @@ func unterminated(rec *Record) string {
 
 // start opens the pane's stream and waits for its shell to be at its prompt; after is the
 // unterminated line of the pane's previous run.
-func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, rec *Record, after string) (*run, error) {
+func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path string, rec *Record, prev *Record) (*run, error) {
 	hub, err := ts.Hub()
 	if err != nil {
 		return nil, err
@@ -371,7 +386,7 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 	}
 	// The offset is taken before anything is sent: nothing the command prints is lost. A
 	// stream whose session went while the pane lives on in another one is followed there once.
-	x := &run{r: r, ts: ts, eng: ts, req: req, path: path, rec: rec, unterminated: after}
+	x := &run{r: r, ts: ts, eng: ts, req: req, path: path, rec: rec, unterminated: unterminated(prev), lostPrev: lost(prev)}
 	reopened := false
 	x.f = stream.NewFollower(w, w.Offset()).OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
 		if !errors.Is(ended, stream.ErrSessionGone) || reopened {
@@ -421,6 +436,9 @@ type run struct {
 	notRun  error // the shell did not run the line (see watchStart)
 	phase   phase
 	typedAt int64 // the stream offset before the line was typed
+	// lostPrev says the pane's previous run was lost from view (see lost): without a process
+	// table, only a drawn prompt then says its command ended (see awaitShellPortable).
+	lostPrev bool
 	// left is what the screen showed left of the typed line on its row (its prompt) when
 	// redrawAt found the line, else "": see echoFrom.
 	left string

@@ -83,8 +83,11 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 		settled := time.Since(since) >= settle
 		late := time.Now().After(deadline) || ctx.Err() != nil
 		ready := isShell && (!known || m.Raw() || settled && !lineEditing[sh])
+		// After a lost run, a quiet pane may be its command still running: only a prompt
+		// drawn says the shell reads again.
+		guessed := !x.lostPrev && (late || time.Since(since) >= promptWait)
 		switch {
-		case ready && (late || time.Since(since) >= promptWait || x.promptDrawn(ctx)):
+		case ready && (guessed || x.promptDrawn(ctx)):
 			x.sh, x.rawPrompt = sh, known && m.Raw()
 			return nil
 		case !isShell && known && m.Raw() && settled:
@@ -94,6 +97,8 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 			switch {
 			case !isShell:
 				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmd}
+			case x.lostPrev:
+				return &Refusal{Reason: LostRun, Pane: p.PaneID, Program: cmd}
 			case lineEditing[sh]:
 				return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: cmd}
 			}

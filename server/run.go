@@ -192,6 +192,8 @@ func refusal(a runArgs, err error) error {
 		hint = "Drive the program with send_keys and read it with capture_pane, or run the command in a pane that shows a shell prompt (split_window creates one)."
 	case runner.ShellBusy:
 		hint = "Wait until it shows its prompt (wait_for_text), or interrupt what it runs with send_keys keys=\"C-c\" enter=false, then run the command again."
+	case runner.LostRun:
+		hint = "Look with capture_pane: wait until the shell shows its prompt (wait_for_text), or stop the command with send_keys keys=\"C-c\" enter=false, then run the command again; or run it in another pane (split_window)."
 	}
 	return fail(hint, "%s: %v", tool, r)
 }
