@@ -108,3 +108,41 @@ func TestRemoteHostComesBack(t *testing.T) {
 		t.Errorf("sessions on h1 once back: %+v", sessions)
 	}
 }
+
+// TestRemoteRespawnNotLost: a run on another host that respawn_pane ended was not lost with a
+// connection: wait_for_run says nothing of one, and the respawned shell takes a run at once.
+func TestRemoteRespawnNotLost(t *testing.T) {
+	t.Parallel()
+	c, _, hosts := startHosts(t, 1, "LIBTMUX_SAFETY=destructive")
+	_, pane := hosts[0].tmx.NewSession("far")
+	on := map[string]any{"host": "h1", "pane_id": pane}
+	c.OK("run_command", with(on, "command", "sleep 30", "timeout", 1), nil)
+	c.OK("respawn_pane", with(on, "kill", true), nil)
+	var waited struct {
+		Outcome string `json:"outcome"`
+		Note    string `json:"note"`
+	}
+	c.OK("wait_for_run", with(on, "timeout", 5), &waited)
+	if waited.Outcome != "pane_died" || waited.Note != "" {
+		t.Errorf("wait_for_run after respawn_pane: %+v", waited)
+	}
+	var again struct {
+		Output []string `json:"output"`
+	}
+	c.OK("run_command", with(on, "command", "echo respawned"), &again)
+	if len(again.Output) != 1 || again.Output[0] != "respawned" {
+		t.Errorf("a run in the respawned pane: %+v", again)
+	}
+}
+
+// with returns a copy of args with more key, value pairs.
+func with(args map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}

@@ -101,6 +101,10 @@ type Result struct {
 	// program killed before it could leave it, printf '\e[?1049h'): what it printed there is
 	// not in Output, and the pane goes on showing that screen.
 	OnAlternate bool
+	// Lost says the run ended as PaneDied because the pane's output stream ended, not because
+	// this server abandoned it (respawn_pane, kill_pane): the pane went, or the ssh connection
+	// to its host dropped, and then its command may still run there.
+	Lost bool
 }
 
 // Runner runs framed commands. It owns a private directory (mode 0700, tmux.Server.MkdirTemp's) for
@@ -334,8 +338,8 @@ func (x *run) retry() {
 	x.suspect, x.procs = time.Time{}, nil
 }
 
-// lost reports whether rec (the pane's previous run, or nil) ended as pane_died while its pane
-// is still there (the caller found it): its stream ended, not its pane, as when the ssh
+// lost reports whether rec (the pane's previous run, or nil) was lost (Result.Lost) while its
+// pane is still there (the caller found it): its stream ended, not its pane, as when the ssh
 // connection to another host drops. Its command may still run there, unseen.
 func lost(rec *Record) bool {
 	if rec == nil {
@@ -346,7 +350,7 @@ func lost(rec *Record) bool {
 	default:
 		return false
 	}
-	return rec.Result().Outcome == PaneDied
+	return rec.Result().Lost
 }
 
 // unterminated returns the last line of the output of rec (the pane's previous run, or nil)
@@ -860,6 +864,7 @@ func (x *run) resultLocked() Result {
 		res.Outcome, res.ExitStatus = Completed, &st
 	case x.ended != nil || x.gone.Err() != nil:
 		res.Outcome, res.ShellEnded = PaneDied, errors.Is(x.ended, errShellGone)
+		res.Lost = x.ended != nil && !x.abandoned.Load() && !res.ShellEnded
 	}
 	return res
 }

@@ -573,7 +573,7 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	}
 	out := waitForRunOut{runCommandOut: commandOut(pane, res, timeout), Command: rec.Command,
 		Outcome: string(res.Outcome), MissedBytes: res.MissedBytes, StillRunning: res.StillRunning}
-	if name, ok := c.remoteHost(); ok && res.Outcome == runner.PaneDied {
+	if name, ok := c.remoteHost(); ok && res.Lost {
 		out.Note = lostNote(name) // the pane was found above: the connection went, not the pane
 	}
 	if res.StillRunning {
