@@ -207,23 +207,10 @@ func (w *textWait) close() {
 func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, error) {
 	wctx, cancel := context.WithDeadline(ctx, w.start.Add(w.eff)) // setup counts too
 	defer cancel()
-	var tick <-chan time.Time
-	if w.c.hasProgressToken() {
-		tk := time.NewTicker(time.Second)
-		defer tk.Stop()
-		tick = tk.C
-	}
+	tick, quiet, pushQuiet, stop := w.timers(quietMs)
+	defer stop()
 	death, dead := w.deathWatch()
 	defer death.Stop()
-	// The quiet wait: a timer pushed back by every chunk the pane prints.
-	var quiet <-chan time.Time
-	pushQuiet := func() {}
-	if quietMs != nil {
-		d := time.Duration(*quietMs) * time.Millisecond
-		qt := time.NewTimer(d)
-		defer qt.Stop()
-		quiet, pushQuiet = qt.C, func() { qt.Reset(d) }
-	}
 	for {
 		changed := w.tail.Changed() // before the read: a write after it closes this channel
 		ch, rerr := w.tail.Read(ctx, waitReadChunk)
@@ -234,13 +221,7 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 		if len(ch.Data) > 0 {
 			w.lastOutput = time.Now()
 			pushQuiet()
-			if d := w.m.Feed(ch.Data, ch.At); d.Outcome != "" {
-				w.at = d.Off
-				w.out.Outcome, w.out.MatchedIndex, w.out.MatchedLines = d.Outcome, d.Index, d.Lines
-				return w.end()
-			}
-			if d := w.screenRows(ctx); d.Outcome != "" {
-				w.out.Outcome, w.out.MatchedIndex, w.out.MatchedLines = d.Outcome, d.Index, d.Lines
+			if w.decided(ctx, ch.Data, ch.At) {
 				return w.end()
 			}
 			continue
@@ -258,12 +239,11 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 			w.out.Outcome = waitmatch.Quiet
 			return w.end()
 		case <-dead:
-			if termstate.New().Exited(w.t.pane.PanePID) {
-				if paneDead(context.WithoutCancel(ctx), w.t.ts, w.t.pane.PaneID) {
-					w.out.Outcome = waitmatch.PaneDied
-					return w.end()
-				}
-				dead = nil // respawned: its new program is not followed; the deadline looks again
+			if died, respawned := w.programGone(ctx); died {
+				w.out.Outcome = waitmatch.PaneDied
+				return w.end()
+			} else if respawned {
+				dead = nil // its new program is not followed; the deadline looks again
 			}
 		case <-tick:
 			el := time.Since(w.start).Seconds()
@@ -275,6 +255,52 @@ func (w *textWait) follow(ctx context.Context, quietMs *int) (waitForTextOut, er
 			return w.timedOut(ctx)
 		}
 	}
+}
+
+// timers returns the wait's progress ticks (none without a progress token) and its quiet
+// timer (none without quietMs), which pushQuiet pushes back as the pane prints; stop ends both.
+func (w *textWait) timers(quietMs *int) (tick, quiet <-chan time.Time, pushQuiet, stop func()) {
+	var stops []func() bool
+	if w.c.hasProgressToken() {
+		tk := time.NewTicker(time.Second)
+		tick, stops = tk.C, append(stops, func() bool { tk.Stop(); return true })
+	}
+	pushQuiet = func() {}
+	if quietMs != nil {
+		d := time.Duration(*quietMs) * time.Millisecond
+		qt := time.NewTimer(d)
+		quiet, pushQuiet, stops = qt.C, func() { qt.Reset(d) }, append(stops, qt.Stop)
+	}
+	return tick, quiet, pushQuiet, func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
+// decided feeds output to the matcher, then, on a full-screen program, its screen's new rows
+// (screenRows); it reports whether the wait's outcome is decided (w.out holds it).
+func (w *textWait) decided(ctx context.Context, data []byte, at int64) bool {
+	d := w.m.Feed(data, at)
+	if d.Outcome != "" {
+		w.at = d.Off
+	} else if d = w.screenRows(ctx); d.Outcome == "" {
+		return false
+	}
+	w.out.Outcome, w.out.MatchedIndex, w.out.MatchedLines = d.Outcome, d.Index, d.Lines
+	return true
+}
+
+// programGone looks whether the pane's program, which the process table says exited, left
+// the pane dead (died), or the pane lives on with another (respawned).
+func (w *textWait) programGone(ctx context.Context) (died, respawned bool) {
+	if !termstate.New().Exited(w.t.pane.PanePID) {
+		return false, false
+	}
+	if paneDead(context.WithoutCancel(ctx), w.t.ts, w.t.pane.PaneID) {
+		return true, false
+	}
+	return false, true
 }
 
 // paneDeathPoll is how often a wait looks in the process table whether the pane's program is
