@@ -58,55 +58,13 @@ var cLocalePrompts = []testtmux.Setup{
 // set so that 1 to 8 bytes of the line follow that wrap, every run is seen typed at once (not
 // after the echo wait, or refused as not shown) and its command is drawn on the prompt's row.
 func TestEngineCLocalePrompt(t *testing.T) {
-	tmx, ts := realEngine(t)
-	for _, tb := range tables {
-		for _, su := range cLocalePrompts {
-			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
-				su.Require(t)
-				t.Parallel()
-				r := New()
-				r.table = tb.table
-				t.Cleanup(r.Close)
-				var path string
-				r.beforeSend = func(p string) { path = p }
-				p := tmx.StartShell(t, su)
-				defer p.Kill()
-				if res, err := engineRun(t, r, ts, p, "echo first", 20*time.Second); err != nil || res.Outcome != Completed {
-					t.Fatalf("first run: %+v %v", res, err)
-				}
-				for k := 1; k <= 8; k++ {
-					cLocaleRun(t, r, ts, p, path, k)
-				}
-			})
-		}
-	}
-}
-
-// cLocaleRun sets p's width so that k bytes of the next typed line follow zsh's wrap (path is
-// the last run's script), and runs a command there.
-func cLocaleRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, path string, k int) {
-	t.Helper()
-	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "r"))
-	if err != nil {
-		t.Fatalf("script path %s", path)
-	}
-	next := filepath.Join(filepath.Dir(path), "r"+strconv.Itoa(n+1))
-	// zsh's first row: its 4 columns of "❯ ", then the line up to its last k bytes.
-	w := len(shellrun.Line(shellrun.Zsh, next)) - k + 4
-	p.S.Tmux("resize-window", "-t", p.ID, "-x", strconv.Itoa(w))
-	time.Sleep(200 * time.Millisecond) // zsh redraws its prompt for the new width
-	p.WaitPrompt()
-	cmd := "echo k" + strconv.Itoa(k)
-	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
-	screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID)
-	if err != nil || res.Outcome != Completed || res.Output != "k"+strconv.Itoa(k) {
-		t.Fatalf("%q in %d columns: %+v %v; screen:\n%s", cmd, w, res, err, screen)
-	}
-	if res.Elapsed >= echoWait {
-		t.Errorf("%q in %d columns took %v: the echo was not seen", cmd, w, res.Elapsed)
-	}
-	if !regexp.MustCompile(`(?m)^❯ ` + cmd + `\s*$`).MatchString(screen) {
-		t.Errorf("%q in %d columns is not shown on a prompt row as typed:\n%s", cmd, w, screen)
+	for _, su := range cLocalePrompts {
+		wrapRuns(t, su, wrapCase{
+			shell: shellrun.Zsh, ahead: 1,
+			// zsh's first row: its 4 columns of "❯ ", then the line up to its last k bytes.
+			width: func(line string, k int) int { return len(line) - k + 4 },
+			row:   "❯ ",
+		})
 	}
 }
 
@@ -118,10 +76,34 @@ func cLocaleRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane,
 // C-c and typed again) and its command is drawn after the output, as typed, with nothing of
 // the frame left on the screen.
 func TestEngineUnterminatedWrap(t *testing.T) {
+	wrapRuns(t, testtmux.Config("bash", "clean"), wrapCase{
+		shell: shellrun.Bash, before: "printf abc", ahead: 2,
+		// The row: "abc", the prompt "$ ", then the line up to its last k bytes.
+		width: func(line string, k int) int { return len("abc$ ") + len(line) - k },
+		row:   `abc\$ `,
+	})
+}
+
+// wrapCase is a typed line that wraps where a shell misdraws it: width gives the pane's width
+// that puts k bytes of line past its first row; before is run first (its output ends the row
+// the prompt begins on), ahead says how many scripts ahead the line's is, and row is the
+// pattern of what the screen's row shows before the command.
+type wrapCase struct {
+	shell  shellrun.Shell
+	before string
+	ahead  int
+	width  func(line string, k int) int
+	row    string
+}
+
+// wrapRuns runs, with and without the process table, in a shell of set-up su, commands whose
+// typed line has 1 to 8 bytes past the wrap of wc: each is seen typed at once (not after the
+// echo wait, or cleared and typed again, or refused as not shown) and is drawn where the
+// shell drew the line, with nothing of the frame left on the screen.
+func wrapRuns(t *testing.T, su testtmux.Setup, wc wrapCase) {
 	tmx, ts := realEngine(t)
-	su := testtmux.Config("bash", "clean")
 	for _, tb := range tables {
-		t.Run(tb.name, func(t *testing.T) {
+		t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
 			su.Require(t)
 			t.Parallel()
 			r := New()
@@ -135,28 +117,34 @@ func TestEngineUnterminatedWrap(t *testing.T) {
 				t.Fatalf("first run: %+v %v", res, err)
 			}
 			for k := 1; k <= 8; k++ {
-				unterminatedRun(t, r, ts, p, path, k)
+				wrapRun(t, r, ts, p, wc, nextScript(t, path, wc.ahead), k)
 			}
 		})
 	}
 }
 
-// unterminatedRun sets p's width so that k bytes of the line typed after "printf abc" follow
-// the row's end (path is the last run's script), and runs both.
-func unterminatedRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, path string, k int) {
+// nextScript is the path of the script ahead runs after path (the last run's).
+func nextScript(t *testing.T, path string, ahead int) string {
 	t.Helper()
 	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "r"))
 	if err != nil {
 		t.Fatalf("script path %s", path)
 	}
-	next := filepath.Join(filepath.Dir(path), "r"+strconv.Itoa(n+2))
-	// The row: "abc", the prompt "$ ", then the line up to its last k bytes.
-	w := len("abc$ ") + len(shellrun.Line(shellrun.Bash, next)) - k
+	return filepath.Join(filepath.Dir(path), "r"+strconv.Itoa(n+ahead))
+}
+
+// wrapRun sets p's width for k bytes of the line typed for script next, and runs wc.before
+// and a command there.
+func wrapRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, wc wrapCase, next string, k int) {
+	t.Helper()
+	w := wc.width(shellrun.Line(wc.shell, next), k)
 	p.S.Tmux("resize-window", "-t", p.ID, "-x", strconv.Itoa(w))
-	time.Sleep(200 * time.Millisecond) // bash redraws its prompt for the new width
+	time.Sleep(200 * time.Millisecond) // the shell redraws its prompt for the new width
 	p.WaitPrompt()
-	if res, err := engineRun(t, r, ts, p, "printf abc", 20*time.Second); err != nil || res.Output != "abc" {
-		t.Fatalf("printf abc in %d columns: %+v %v", w, res, err)
+	if wc.before != "" {
+		if res, err := engineRun(t, r, ts, p, wc.before, 20*time.Second); err != nil || res.Outcome != Completed {
+			t.Fatalf("%s in %d columns: %+v %v", wc.before, w, res, err)
+		}
 	}
 	cmd := "echo k" + strconv.Itoa(k)
 	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
@@ -167,8 +155,8 @@ func unterminatedRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.Shell
 	if res.Elapsed >= echoWait {
 		t.Errorf("%q in %d columns took %v: the echo was not seen", cmd, w, res.Elapsed)
 	}
-	if !regexp.MustCompile(`(?m)^abc\$ `+cmd+`\s*$`).MatchString(screen) || strings.Contains(screen, "tmx") {
-		t.Errorf("%q in %d columns is not shown after the output as typed:\n%s", cmd, w, screen)
+	if !regexp.MustCompile(`(?m)^`+wc.row+cmd+`\s*$`).MatchString(screen) || strings.Contains(screen, "tmx") {
+		t.Errorf("%q in %d columns is not shown where it was typed, as typed:\n%s", cmd, w, screen)
 	}
 }
 
