@@ -372,6 +372,9 @@ func runOutlivesItsServer(t *testing.T, sc adoptCase) {
 	if w.Outcome != "completed" || w.ExitStatus == nil || *w.ExitStatus != 7 || strings.Join(w.Output, "\n") != "fin" {
 		t.Fatalf("wait_for_run in the next server: %+v", w)
 	}
+	if !strings.Contains(w.Note, "earlier tmux-mcp process") {
+		t.Errorf("wait_for_run of an earlier process's run: no note says its output before is missing: %+v", w)
+	}
 	// The pane is free again.
 	if out := b.run(pane, "echo next"); out.Outcome != "completed" || out.Output != "next" {
 		t.Errorf("the next run: %+v", out)

@@ -28,6 +28,7 @@ type waitRunOut struct {
 	Command         string   `json:"command"`
 	Outcome         string   `json:"outcome"`
 	StillRunning    bool     `json:"still_running"`
+	Note            string   `json:"note"`
 }
 
 // TestInputThenWait: send_keys returns a cursor taken before the keys, so a wait_for_text made

@@ -148,7 +148,7 @@ func (r *Runner) follow(ctx context.Context, ts *tmux.Server, p tmux.Pane, ps pe
 	}
 	x := &run{r: r, ts: ts, eng: ts, req: Request{pane: p, PaneID: p.PaneID, Holder: ps.Holder, Command: ps.Command,
 		MaxLines: DefaultMaxLines, MaxBytes: 1_000_000}, id: ps.ID, path: ps.Path, rec: rec,
-		phase: started, persisted: true}
+		phase: started, persisted: true, adopted: true}
 	x.f = stream.NewFollower(w, w.Offset())
 	x.gone, x.give = context.WithCancel(context.Background())
 	x.col = newCollector(ps.ID, bodyWindow, func(id string) bool { return id == ps.ID || r.minted.has(id) })

@@ -101,6 +101,9 @@ type Result struct {
 	// program killed before it could leave it, printf '\e[?1049h'): what it printed there is
 	// not in Output, and the pane goes on showing that screen.
 	OnAlternate bool
+	// Adopted says an earlier server process started the run (adopt.go): what it printed
+	// before this process found it is not in Output.
+	Adopted bool
 	// Lost says the run ended as PaneDied because the pane's output stream ended, not because
 	// this server abandoned it (respawn_pane, kill_pane): the pane went, or the ssh connection
 	// to its host dropped, and then its command may still run there.
@@ -458,6 +461,7 @@ type run struct {
 	suspectOff  int64      // the stream offset then
 	procs       *procWatch // the wrapper's processes, when they can be followed
 	persisted   bool       // its pane's option names it (adopt.go)
+	adopted     bool       // an earlier server process started it (adopt.go)
 	rawPrompt   bool       // the shell was found at its prompt by its terminal's raw mode (terminal.go)
 	pollInput   bool       // the call waits: look whether the command waits for input (inputStop)
 	lastOut     time.Time  // when the pane last printed, once the line was entered
@@ -857,6 +861,7 @@ func (x *run) resultLocked() Result {
 			s.dropped == 0 && s.omitted == 0,
 		Shell:       x.sh,
 		OnAlternate: s.alt,
+		Adopted:     x.adopted,
 	}
 	switch {
 	case x.col.done:

@@ -250,6 +250,9 @@ type runShellOut struct {
 // altNote says what a run that left the alternate screen on left.
 const altNote = "the command left the terminal on the alternate screen (a full-screen program's display): what it printed there is not in the output, and the pane still shows that screen; send_keys keys=\"tput rmcup\" (or \"reset\") brings the shell's screen back"
 
+// adoptedNote says what a run an earlier server process started lacks (missed_bytes).
+const adoptedNote = "an earlier tmux-mcp process started this run: what it printed before this process found it is not in the output (capture_pane shows the pane)"
+
 // shellEndedNote says what a run that ended its pane's shell left.
 const shellEndedNote = "the command also ended the pane's shell (it killed it, or replaced it and exited): the pane is gone, or dead under remain-on-exit; run the next command in another pane, or respawn_pane this one"
 
@@ -416,7 +419,7 @@ type runCommandOut struct {
 	Prompt               string   `json:"prompt,omitempty" jsonschema:"when waiting_for_input: the last line it printed (the question)"`
 	InputHint            string   `json:"input_hint,omitempty" jsonschema:"when waiting_for_input: what to do (how to answer, or the keys that leave a pager or an editor)"`
 	InputHidden          bool     `json:"input_hidden,omitempty" jsonschema:"it waits for hidden input (a password): use type_secret"`
-	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell, left the alternate screen on, or lost its host's connection"`
+	Note                 string   `json:"note,omitempty" jsonschema:"what the result's fields do not say: the command ended its pane's shell, left the alternate screen on, lost its host's connection, or began in an earlier tmux-mcp process"`
 }
 
 // runCommandTool declares run_command with suppress_history defaulting to suppress.
@@ -498,10 +501,13 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 		out.Note = shellEndedNote
 	}
 	if res.OnAlternate && res.Outcome == runner.Completed {
-		out.Note = strings.TrimPrefix(out.Note+"; "+altNote, "; ")
+		out.Note = withNote(out.Note, altNote)
 	}
 	return out
 }
+
+// withNote adds more to a result's note.
+func withNote(note, more string) string { return strings.TrimPrefix(note+"; "+more, "; ") }
 
 // ---- wait_for_run
 
@@ -575,6 +581,9 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 		Outcome: string(res.Outcome), MissedBytes: res.MissedBytes, StillRunning: res.StillRunning}
 	if name, ok := c.remoteHost(); ok && res.Lost {
 		out.Note = lostNote(name) // the pane was found above: the connection went, not the pane
+	}
+	if res.Adopted {
+		out.Note = withNote(out.Note, adoptedNote)
 	}
 	if res.StillRunning {
 		out.Outcome = "running"
