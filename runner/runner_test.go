@@ -312,8 +312,12 @@ func TestRunShellDiesPaneStays(t *testing.T) {
 				}
 				res = r.Last(keyOf(t, ts, p)).Result()
 			}
-			if res.Outcome != PaneDied || !res.ShellEnded || res.ExitStatus != nil {
-				t.Errorf("want pane_died with its shell ended and no exit status, got %+v", res)
+			// The shell's end races the wrapper's subshell, which it hangs up: the end marker may
+			// still come out (completed, the shell ended with it) or not (pane_died, no status).
+			ended := res.Outcome == PaneDied && res.ExitStatus == nil ||
+				res.Outcome == Completed && res.ExitStatus != nil
+			if !ended || !res.ShellEnded {
+				t.Errorf("want the run ended with its shell (pane_died, or completed when the end marker made it out), got %+v", res)
 			}
 		})
 	}
