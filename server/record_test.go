@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/asciicast"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -39,6 +41,13 @@ func TestRecordingMarksLateRunEnd(t *testing.T) {
 			call("send_keys", map[string]any{"pane_id": pane, "keys": tc.input, "to_running_command": true})
 		}
 		call("wait_for_run", map[string]any{"pane_id": pane, "timeout": 20})
+	}
+	// The late end's marker is written as the run ends, beside wait_for_run's answer, and the
+	// recording flushes as it goes: it is waited for, not assumed, before the recording stops.
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(cast); strings.Contains(string(b), "ended: exit 5") {
+			break
+		}
 	}
 	call("stop_recording", map[string]any{"pane_id": pane})
 	_, evs, err := asciicast.ReadFile(cast)
