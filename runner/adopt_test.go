@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -143,55 +142,5 @@ func TestStillRunningFish(t *testing.T) {
 		if stillRunning(table, now, "fish", true) {
 			t.Errorf("%s: the shell at its prompt counts as running", name)
 		}
-	}
-}
-
-// TestRespawnOutsideEndsTheRun: a pane respawned by another tmux client (respawn-pane -k, not
-// this server's respawn_pane) while a run waits there, or after it timed out, lives on with a
-// new shell; the run's end marker can never come. The run ends as pane_died, its shell ended,
-// and the pane is free for the next run, in shells that fork their wrapper and
-// in fish, which does not.
-func TestRespawnOutsideEndsTheRun(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		shell []string
-		after bool // respawn once the call returned timed out
-	}{
-		{"bash during the call", testtmux.Bash, false},
-		{"bash after the timeout", testtmux.Bash, true},
-		{"fish during the call", testtmux.Fish, false},
-		{"fish after the timeout", testtmux.Fish, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ts, p, req := pane(t, tc.shell)
-			r := New()
-			defer r.Close()
-			respawn := func() {
-				ts.Exec(context.Background(), []string{"respawn-pane", "-k", "-t", p.PaneID, strings.Join(tc.shell, " ")})
-			}
-			req.Command, req.Timeout = "sleep 30", 20*time.Second
-			if tc.after {
-				req.Timeout = 300 * time.Millisecond
-			} else {
-				time.AfterFunc(time.Second, respawn)
-			}
-			res, err := r.Run(context.Background(), ts, req)
-			if tc.after {
-				if err != nil || res.Outcome != TimedOut {
-					t.Fatalf("before the respawn: %+v %v", res, err)
-				}
-				respawn()
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				res = r.Await(ctx, r.Last(keyOf(t, ts, p)), nil)
-			}
-			if err != nil || res.Outcome != PaneDied || !res.ShellEnded || res.StillRunning {
-				t.Fatalf("the run outlived its shell's respawn: %+v %v", res, err)
-			}
-			if _, held := r.Holder(keyOf(t, ts, p)); held {
-				t.Fatal("the respawned pane is still held")
-			}
-		})
 	}
 }

@@ -28,8 +28,34 @@ type Record struct {
 	done chan struct{} // closed once the command ended (or the run was given up)
 
 	mu    sync.Mutex
-	live  *run    // while it runs
-	final *Result // once it ended
+	live  *run           // while it runs
+	final *Result        // once it ended
+	onEnd []func(Result) // called with the final result before Done closes (OnEnd)
+}
+
+// OnEnd has f called with the run's final result as it ends, before Done is closed: what f
+// does (a recording's marker) is done by the time a waiter sees the end. A run already ended
+// has f called at once.
+func (rec *Record) OnEnd(f func(Result)) {
+	rec.mu.Lock()
+	final := rec.final
+	if final == nil {
+		rec.onEnd = append(rec.onEnd, f)
+	}
+	rec.mu.Unlock()
+	if final != nil {
+		f(*final)
+	}
+}
+
+// ended returns the run's final result, and false while it runs.
+func (rec *Record) ended() (Result, bool) {
+	select {
+	case <-rec.done:
+		return rec.Result(), true
+	default:
+		return Result{}, false
+	}
 }
 
 // Done is closed once the command ended: its end marker came, its pane died or was
@@ -94,14 +120,21 @@ func (g *registry) end(rec *Record, res *Result) {
 	}
 	g.mu.Unlock()
 	rec.mu.Lock()
-	if rec.final == nil {
-		if res == nil {
-			res = &Result{Outcome: PaneDied}
-		}
-		rec.final, rec.live = res, nil
-		close(rec.done)
+	if rec.final != nil {
+		rec.mu.Unlock()
+		return
 	}
+	if res == nil {
+		res = &Result{Outcome: PaneDied}
+	}
+	rec.final, rec.live = res, nil
+	onEnd := rec.onEnd
+	rec.onEnd = nil
 	rec.mu.Unlock()
+	for _, f := range onEnd {
+		f(*res)
+	}
+	close(rec.done)
 }
 
 // holder returns what reserves the pane, if anything.

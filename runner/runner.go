@@ -348,12 +348,8 @@ func lost(rec *Record) bool {
 	if rec == nil {
 		return false
 	}
-	select {
-	case <-rec.done:
-	default:
-		return false
-	}
-	return rec.Result().Lost
+	res, ok := rec.ended()
+	return ok && res.Lost
 }
 
 // unterminated returns the last line of the output of rec (the pane's previous run, or nil)
@@ -363,13 +359,8 @@ func unterminated(rec *Record) string {
 	if rec == nil {
 		return ""
 	}
-	select {
-	case <-rec.done:
-	default:
-		return ""
-	}
-	if lines := rec.Result().Lines; len(lines) > 0 {
-		return strings.TrimSpace(lines[len(lines)-1])
+	if res, ok := rec.ended(); ok && len(res.Lines) > 0 {
+		return strings.TrimSpace(res.Lines[len(res.Lines)-1])
 	}
 	return ""
 }
@@ -912,7 +903,7 @@ func (x *run) waitingForInput(res *Result) {
 	if !waiting {
 		return
 	}
-	hidden := m.Secret(append(x.programs(), program)...)
+	hidden := x.r.table.SecretInput(m, x.shell, program)
 	res.WaitingForInput, res.InputHidden, res.InputHint = true, hidden, inputHint(program, m, hidden)
 	for i := len(res.Lines) - 1; i >= 0; i-- {
 		if strings.TrimSpace(res.Lines[i]) != "" {

@@ -282,6 +282,8 @@ func TestRunShellDiesPaneStays(t *testing.T) {
 		{"bash kills its shell", testtmux.Bash, "echo bye; kill -9 $$; sleep 5", 20 * time.Second, false},
 		{"zsh kills its shell", testtmux.Zsh, "echo bye; kill -9 $$; sleep 5", 20 * time.Second, false},
 		{"bash respawned while waited for", testtmux.Bash, "echo bye; sleep 30", 20 * time.Second, true},
+		{"bash respawned after its timeout", testtmux.Bash, "echo bye; sleep 30", 300 * time.Millisecond, true},
+		{"fish respawned while waited for", testtmux.Fish, "echo bye; sleep 30", 20 * time.Second, true},
 		{"fish respawned after its timeout", testtmux.Fish, "echo bye; sleep 30", 300 * time.Millisecond, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -318,6 +320,9 @@ func TestRunShellDiesPaneStays(t *testing.T) {
 				res.Outcome == Completed && res.ExitStatus != nil
 			if !ended || !res.ShellEnded {
 				t.Errorf("want the run ended with its shell (pane_died, or completed when the end marker made it out), got %+v", res)
+			}
+			if _, held := r.Holder(keyOf(t, ts, p)); held {
+				t.Error("the pane is still held")
 			}
 		})
 	}

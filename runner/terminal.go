@@ -165,20 +165,6 @@ func (x *run) inputWait(ctx context.Context) (waiting bool, program string, m te
 	return false, "", m
 }
 
-// programs names the command's processes (the interactive shell's descendants), for what only
-// a name tells: gpg under a passphrase dialog. Empty without a process table.
-func (x *run) programs() []string {
-	if x.shell == 0 {
-		return nil
-	}
-	procs, _ := x.r.table.Descendants(x.shell, 64)
-	names := make([]string, 0, 2*len(procs))
-	for _, p := range procs {
-		names = append(names, p.Name, p.Comm)
-	}
-	return names
-}
-
 // terminalReader finds, in the process table, a process of the command (a descendant of the
 // interactive shell) sleeping in a read of the terminal. complete says the table was read
 // whole and no process of the command polls: no such process means none.

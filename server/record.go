@@ -321,7 +321,7 @@ func listRecordings(ctx context.Context, c *Call, in *listRecordingsIn) (Recordi
 // runBegan places a marker in the recording of a pane (if any) where a run_* command is about
 // to be typed, and returns what places the marker of its end. A run still going when its call
 // returns (timed out, waiting for input) is marked so then, and again with its exit status when
-// it ends: later (rec, its record) and within the recording's life.
+// it ends (rec, its record), if the recording still runs then.
 func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func(res runner.Result, err error, rec *runner.Record) {
 	rs.mu.Lock()
 	var recs []*record.Recording
@@ -346,10 +346,9 @@ func (rs *recordings) runBegan(ts *tmux.Server, pane, tool, command string) func
 		}
 		markEnd(recs, tool, res, err)
 		if err == nil && res.StillRunning && rec != nil {
-			go func() {
-				<-rec.Done()
-				markEnd(recs, tool, rec.Result(), nil)
-			}()
+			// Marked as it ends, before a wait_for_run sees the end (and a stop_recording
+			// after it closes the file).
+			rec.OnEnd(func(final runner.Result) { markEnd(recs, tool, final, nil) })
 		}
 	}
 }

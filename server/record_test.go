@@ -3,11 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/asciicast"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -42,13 +40,7 @@ func TestRecordingMarksLateRunEnd(t *testing.T) {
 		}
 		call("wait_for_run", map[string]any{"pane_id": pane, "timeout": 20})
 	}
-	// The late end's marker is written as the run ends, beside wait_for_run's answer, and the
-	// recording flushes as it goes: it is waited for, not assumed, before the recording stops.
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if b, _ := os.ReadFile(cast); strings.Contains(string(b), "ended: exit 5") {
-			break
-		}
-	}
+	// No wait: the late end is marked before wait_for_run sees it (runner.Record.OnEnd).
 	call("stop_recording", map[string]any{"pane_id": pane})
 	_, evs, err := asciicast.ReadFile(cast)
 	if err != nil {

@@ -123,11 +123,17 @@ func (c *Call) runRecord(ctx context.Context, ts *tmux.Server, pane string, res 
 	if err != nil || !res.StillRunning {
 		return nil
 	}
-	id, e := ts.Identity(ctx)
-	if e != nil {
-		return nil
+	rec, _ := c.lastRun(ctx, ts, pane)
+	return rec
+}
+
+// lastRun is the record of the last run of this server in pane of ts (nil when none).
+func (c *Call) lastRun(ctx context.Context, ts *tmux.Server, pane string) (*runner.Record, error) {
+	id, err := ts.Identity(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
+	return c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane}), nil
 }
 
 // paneAndRunOption resolves a pane target (see paneWith) and reads, in the same command list,
@@ -538,12 +544,11 @@ func waitForRun(ctx context.Context, c *Call, in *waitForRunIn) (waitForRunOut, 
 	if err != nil {
 		return waitForRunOut{}, err
 	}
-	id, err := t.ts.Identity(ctx)
+	pane := t.pane.PaneID
+	rec, err := c.lastRun(ctx, t.ts, pane)
 	if err != nil {
 		return waitForRunOut{}, err
 	}
-	pane := t.pane.PaneID
-	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
 	if rec == nil {
 		// A run an earlier server process started here (before a client restart).
 		adopted, unseen, err := c.srv.state.runs.AdoptFrom(ctx, t.ts, t.pane, opt)

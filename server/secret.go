@@ -183,20 +183,9 @@ func inputHidden(ts *tmux.Server, p tmux.Pane) bool {
 }
 
 // secretMode reports whether pane p, its terminal in mode m, reads a secret it does not show
-// (termstate's Mode.Secret): hidden input, or gpg's passphrase dialog, told by the names of
-// the pane's foreground command and its shell's processes.
+// (termstate's Table.SecretInput, from its command and its processes).
 func secretMode(m termstate.Mode, p tmux.Pane) bool {
-	if m.Hidden() || m.Canonical || m.Echo {
-		return m.Hidden()
-	}
-	names := []string{p.PaneCurrentCommand}
-	if p.PanePID > 0 {
-		procs, _ := termstate.New().Descendants(p.PanePID, 64)
-		for _, pr := range procs {
-			names = append(names, pr.Name, pr.Comm)
-		}
-	}
-	return m.Secret(names...)
+	return termstate.New().SecretInput(m, p.PanePID, p.PaneCurrentCommand)
 }
 
 // openPage opens a page that types into pane p, and lists it.
@@ -380,11 +369,10 @@ func (c *Call) withSecrets(ctx context.Context, ts *tmux.Server, p tmux.Pane, ti
 // pane again; typed says the secret was typed. Declined, cancelled or expired: the run's result
 // as it stands (waiting for input), not typed.
 func (c *Call) runPageRound(ctx context.Context, ts *tmux.Server, pane string, round int, pg *secretPage, timeout time.Duration) (res runner.Result, typed bool, err error) {
-	id, err := ts.Identity(ctx)
+	rec, err := c.lastRun(ctx, ts, pane)
 	if err != nil {
 		return runner.Result{}, false, err
 	}
-	rec := c.srv.state.runs.Last(paneKey{Daemon: id, Pane: pane})
 	if rec == nil {
 		return runner.Result{}, false, fmt.Errorf("pane %s has no run of this server any more", pane)
 	}

@@ -120,6 +120,23 @@ func New() *Table {
 // Available reports whether this table can read processes at all.
 func (t *Table) Available() bool { return t != nil && !t.hidden && available() }
 
+// SecretInput reports whether a terminal in mode m reads a secret it does not show
+// (Mode.Secret): hidden input, or raw echo-off input under gpg, told by names (the pane's
+// command as tmux reports it) and the names of pid's descendants (the pane's or the shell's),
+// which are looked up only for such raw input.
+func (t *Table) SecretInput(m Mode, pid int, names ...string) bool {
+	if m.Hidden() || m.Canonical || m.Echo {
+		return m.Hidden()
+	}
+	if pid > 0 {
+		procs, _ := t.Descendants(pid, 64)
+		for _, p := range procs {
+			names = append(names, p.Name, p.Comm)
+		}
+	}
+	return m.Secret(names...)
+}
+
 // Exited reports whether pid is known to have ended: no such process, or a zombie. False when
 // the table cannot be read (Available).
 func (t *Table) Exited(pid int) bool {
