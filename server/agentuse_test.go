@@ -54,14 +54,22 @@ func TestWindowIndexForms(t *testing.T) {
 }
 
 // A tool the server does not offer is explained over MCP: the setting that offers a tool of
-// the catalogue, the name meant by a misspelled one; the code stays Invalid params.
+// the catalogue, the name meant by a misspelled one, by tmux's word for it or by another tmux
+// server's (split_pane is split_window, not the nearer select_pane), and why the tool meant is
+// not offered when it is not; the code stays Invalid params.
 func TestUnknownToolExplained(t *testing.T) {
 	srv, _, _ := newTestServer(t, policy.Mutating)
 	cs := mcpSession(t, srv)
 	for tool, want := range map[string]string{
-		"kill_server":  "--safety destructive",
-		"list_session": `did you mean "list_sessions"?`,
-		"no_such_tool": "Offered at tier mutating: ",
+		"kill_server":     "--safety destructive",
+		"list_session":    `did you mean "list_sessions"?`,
+		"no_such_tool":    "Offered at tier mutating: ",
+		"split_pane":      `did you mean "split_window"?`,
+		"new-window":      `did you mean "create_window"?`,
+		"execute-command": `did you mean "run_shell_command"?`,
+		"tmux_send_keys":  `did you mean "send_keys"?`,
+		"read_pane":       `did you mean "capture_pane"?`,
+		"stop_server":     `the tool for that is "kill_server", which this server does not offer: it is a destructive tool`,
 	} {
 		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err == nil || !strings.Contains(err.Error(), want) {

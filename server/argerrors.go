@@ -136,15 +136,31 @@ func describeType(t string, s *jsonschema.Schema) string {
 	return "a " + t
 }
 
+// bounds words a number's limits: " from 1 to 10", " of at least 1", " greater than 0".
 func bounds(s *jsonschema.Schema) string {
 	g := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	lo, hi := s.Minimum, s.Maximum
+	var parts []string
 	switch {
-	case s.Minimum != nil && s.Maximum != nil:
-		return " from " + g(*s.Minimum) + " to " + g(*s.Maximum)
-	case s.Minimum != nil:
-		return " of at least " + g(*s.Minimum)
-	case s.Maximum != nil:
-		return " of at most " + g(*s.Maximum)
+	case lo != nil && hi != nil:
+		return " from " + g(*lo) + " to " + g(*hi)
+	case lo != nil:
+		parts = append(parts, "at least "+g(*lo))
+	case s.ExclusiveMinimum != nil:
+		parts = append(parts, "greater than "+g(*s.ExclusiveMinimum))
+	}
+	switch {
+	case hi != nil:
+		parts = append(parts, "at most "+g(*hi))
+	case s.ExclusiveMaximum != nil:
+		parts = append(parts, "less than "+g(*s.ExclusiveMaximum))
+	}
+	words := strings.Join(parts, " and ")
+	if strings.HasPrefix(words, "at ") {
+		return " of " + words // a whole number of at least 1
+	}
+	if words != "" {
+		return " " + words // a whole number greater than 0
 	}
 	return ""
 }
@@ -222,8 +238,41 @@ func (t *Tool) invalidArgument(root *jsonschema.Schema, args map[string]any, err
 	case slices.ContainsFunc([]string{"minItems", "maxItems", "unexpected", "required"}, func(p string) bool { return strings.HasPrefix(leaf, p) }):
 		// What it takes does not say how many items or which keys.
 		why = ", which " + reason(leaf)
+	default:
+		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name])
 	}
 	return t.badValue(root, name, describeValue(args[name]), why)
+}
+
+// splitWord says what tmux's split words mean as a direction that takes below or right:
+// "horizontal" is ambiguous (tmux's -h puts the panes side by side, vim's :split one above the
+// other), so it is explained, never guessed.
+func splitWord(v any, s *jsonschema.Schema) string {
+	str, ok := v.(string)
+	if !ok || s == nil || !slices.Contains(s.Enum, any("below")) {
+		return ""
+	}
+	switch strings.ToLower(strings.TrimLeft(str, "-")) {
+	case "h", "horizontal", "v", "vertical":
+		return `, which says neither side: tmux's -h puts the new pane side by side ("right" or "left"), its -v one above the other ("below" or "above")`
+	}
+	return ""
+}
+
+// quotedNumber says what a string given for a number meant: a number in quotes ("5000"), or
+// tmux's "-" for a line range's open end (capture-pane -S -).
+func quotedNumber(v any, s *jsonschema.Schema) string {
+	str, ok := v.(string)
+	if !ok || !strings.Contains(describeSchema(s), "number") {
+		return ""
+	}
+	if str == "-" {
+		return `, tmux's word for the history's start (or the screen's end), which a line number says here: start=-2000 reads back up to 2,000 lines of scrollback (the whole history when it holds fewer), and an end left out is the screen's last line`
+	}
+	if _, err := strconv.ParseFloat(strings.TrimSpace(str), 64); err == nil {
+		return ", a number in quotes: pass it without them"
+	}
+	return ""
 }
 
 // validatingRe finds the schema paths of the validator's message, outermost first.

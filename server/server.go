@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -19,7 +20,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/internal/shellinteg"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
@@ -278,7 +278,8 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (*
 }
 
 // notOffered explains a call of a tool this server does not offer: why, for a tool of the
-// catalogue (its tier, toolset or the allow lists), else the offered name it is closest to.
+// catalogue (its tier, toolset or the allow lists), else the tool it most likely meant
+// (meantTool), and why that one is not offered when it is not.
 func (s *Server) notOffered(name string) error {
 	if why := s.hidden[name]; why != "" {
 		return fail("Call only tools the server offers (tools/list).", "tool %q is not offered by this server: %s", name, why)
@@ -288,10 +289,16 @@ func (s *Server) notOffered(name string) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if c := hint.Closest(name, names); c != "" {
-		return fail(fmt.Sprintf("Offered at tier %s: %s.", s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q; did you mean %q?", truncate(name, 80), c)
+	offered := fmt.Sprintf("Offered at tier %s: %s.", s.opts.Safety, strings.Join(names, ", "))
+	all := slices.Concat(names, slices.Collect(maps.Keys(s.hidden)))
+	switch c := meantTool(name, all); {
+	case c == "":
+		return fail(offered, "unknown tool %q", truncate(name, 80))
+	case s.hidden[c] != "":
+		return fail(offered, "unknown tool %q; the tool for that is %q, which this server does not offer: %s", truncate(name, 80), c, s.hidden[c])
+	default:
+		return fail(offered, "unknown tool %q; did you mean %q?", truncate(name, 80), c)
 	}
-	return fail(fmt.Sprintf("Offered at tier %s: %s.", s.opts.Safety, strings.Join(names, ", ")), "unknown tool %q", truncate(name, 80))
 }
 
 // explainUnknownTool words the go-sdk's "unknown tool" error (v1.8.0 names the tool only) as
@@ -319,6 +326,9 @@ func (s *Server) explainUnknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 // oneLine is a tool error as one line, for a JSON-RPC error's message.
 func oneLine(err error) string {
 	if te, ok := err.(*toolError); ok && te.Hint != "" {
+		if strings.HasSuffix(te.Msg, "?") || strings.HasSuffix(te.Msg, ".") {
+			return te.Msg + " " + te.Hint
+		}
 		return te.Msg + ". " + te.Hint
 	}
 	return err.Error()

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tmux-mcp/tmux-mcp/server/policy"
+)
+
+// bounds words every kind of limit a schema gives a number: inclusive, exclusive (the seed's
+// timeoutMs: greater than 0, where "at most 2^53-1" said nothing of why 0 was refused), both.
+func TestBounds(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		s    jsonschema.Schema
+		want string
+	}{
+		{jsonschema.Schema{}, ""},
+		{jsonschema.Schema{Minimum: f(1)}, " of at least 1"},
+		{jsonschema.Schema{Maximum: f(10)}, " of at most 10"},
+		{jsonschema.Schema{Minimum: f(1), Maximum: f(10)}, " from 1 to 10"},
+		{jsonschema.Schema{ExclusiveMinimum: f(0), Maximum: f(1<<53 - 1)}, " greater than 0 and at most 9007199254740991"},
+		{jsonschema.Schema{ExclusiveMinimum: f(0), Maximum: f(60)}, " greater than 0 and at most 60"},
+		{jsonschema.Schema{Minimum: f(0), ExclusiveMaximum: f(1)}, " of at least 0 and less than 1"},
+	} {
+		if got := bounds(&tc.s); got != tc.want {
+			t.Errorf("bounds(%+v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+// A string given for a number is told what it meant: a number in quotes, or tmux's "-" for
+// the history's start, which a line number says here; tmux's split words for a direction.
+func TestQuotedNumber(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	for args, want := range map[string]string{
+		`{"pane_id":"` + pane + `","start":"-"}`:   "start=-2000 reads back",
+		`{"pane_id":"` + pane + `","end":"-1"}`:    "a number in quotes: pass it without them",
+		`{"pane_id":"` + pane + `","start":"abc"}`: `start got "abc" (a string); it takes a whole number or null`,
+		`{"pane_id":"` + pane + `","max_lines":0}`: "max_lines got 0",
+	} {
+		if text, failed := callText(t, srv, "capture_pane", args); !failed || !strings.Contains(text, want) {
+			t.Errorf("capture_pane %s: want an error saying %q, got %s", args, want, text)
+		}
+	}
+	if text, failed := callText(t, srv, "split_window", `{"pane_id":"`+pane+`","direction":"horizontal"}`); !failed || !strings.Contains(text, `side by side ("right" or "left")`) {
+		t.Errorf("direction horizontal: %s", text)
+	}
+	if text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"true","timeoutMs":0}`); !failed || !strings.Contains(text, "timeoutMs got 0; it takes a whole number greater than 0 and at most") {
+		t.Errorf("timeoutMs 0: %s", text)
+	}
+}
