@@ -265,3 +265,22 @@ func TestRunLeftOnAlternateSaysSo(t *testing.T) {
 		t.Errorf("run_shell_command: %s", text)
 	}
 }
+
+// Keys whose text ends in a line break, with enter (the default), press Enter once: a second
+// would answer a program's next question with its default.
+func TestSendKeysTrailingNewline(t *testing.T) {
+	srv, tmx, pane := newTestServer(t, policy.Mutating)
+	tmx.Tmux("respawn-pane", "-k", "-t", pane, `bash -c 'echo ready; while IFS= read -r l; do echo "got[$l]"; done'`)
+	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "ready") })
+	text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"y\n"}`)
+	if failed || !strings.Contains(text, `text \"y\" + Enter`) {
+		t.Fatalf("send_keys y\\n: %s", text)
+	}
+	if text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"z"}`); failed {
+		t.Fatal(text)
+	}
+	screen := tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "got[z]") })
+	if !strings.Contains(screen, "got[y]") || strings.Contains(screen, "got[]") {
+		t.Fatalf("y\\n with Enter was not one line:\n%s", screen)
+	}
+}

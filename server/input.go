@@ -123,6 +123,11 @@ func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
 	if err := checkInputText("keys", text, maxKeysBytes, "Use paste_text for long text, or write it to a file and run a command that reads it."); err != nil {
 		return keysSend{}, err
 	}
+	if enter {
+		// A line break that ends the text is the Enter a model meant ("y\n"): pressed once,
+		// not twice, where a second would answer a program's next question with its default.
+		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+	}
 	plan, err := keys.Parse(text, literal)
 	if err != nil {
 		return keysSend{}, err
