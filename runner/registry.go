@@ -166,6 +166,28 @@ func (g *registry) last(k Key) *Record {
 // pane is refused meanwhile, except as input for the running command (Input).
 func (r *Runner) Holder(k Key) (string, bool) { return r.reg.holder(k) }
 
+// Ending is how long input into a pane a run holds, or another run there, waits for the
+// holding run to end before it is refused: a command's last output comes a moment before its
+// end marker and the shell's prompt, so an agent that saw that output (wait_for_text) and
+// typed the next thing at once was told the pane is busy.
+const Ending = 1500 * time.Millisecond
+
+// HolderAfter is Holder after waiting up to grace (or ctx) for the run holding pane k to end.
+func (r *Runner) HolderAfter(ctx context.Context, k Key, grace time.Duration) (string, bool) {
+	rec := r.reg.current(k)
+	if rec == nil {
+		return "", false
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-rec.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return r.reg.holder(k)
+}
+
 // Last returns the run holding pane k, else the last run that ran there, else nil.
 func (r *Runner) Last(k Key) *Record { return r.reg.last(k) }
 

@@ -243,7 +243,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		return res, err
 	}
 	g := req.Guard
-	g.Busy = func(pane string) (string, bool) { return r.reg.holder(Key{ident, pane}) }
+	g.Busy = func(pane string) (string, bool) { return r.HolderAfter(ctx, Key{ident, pane}, Ending) }
 	if req.pane, err = Check(req.Snapshot, req.PaneID, g); err != nil {
 		return res, err
 	}

@@ -284,3 +284,26 @@ func TestSendKeysTrailingNewline(t *testing.T) {
 		t.Fatalf("y\\n with Enter was not one line:\n%s", screen)
 	}
 }
+
+// Input right after a wait saw a run's last output (the run ends a moment later: its end
+// marker, the prompt) waits for that end rather than being refused as busy: send_keys, and a
+// new run.
+func TestInputRightAfterRunsOutput(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	for _, next := range []struct{ tool, args string }{
+		{"send_keys", `{"pane_id":"` + pane + `","keys":"echo next"}`},
+		{"run_shell_command", `{"paneId":"` + pane + `","command":"echo next"}`},
+	} {
+		// The command's text does not hold the word waited for (fin''ished).
+		if text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"sleep 0.3; echo fin''ished; sleep 0.1","timeoutMs":1}`); failed {
+			t.Fatal(text)
+		}
+		if text, failed := callText(t, srv, "wait_for_text", `{"pane_id":"`+pane+`","patterns":["finished"],"timeout":30}`); failed || !strings.Contains(text, `"found":true`) {
+			t.Fatalf("wait_for_text: %s", text)
+		}
+		if text, failed := callText(t, srv, next.tool, next.args); failed {
+			t.Errorf("%s right after the run's last output: %s", next.tool, text)
+		}
+		callText(t, srv, "wait_for_run", `{"pane_id":"`+pane+`","timeout":30}`)
+	}
+}

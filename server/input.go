@@ -72,6 +72,9 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool)
 	}
 	k := paneKey{Daemon: id, Pane: p.PaneID}
 	h, busy := c.srv.state.holder(k)
+	if busy && !interrupt && !toRun {
+		h, busy = c.srv.state.holderAfterEnd(ctx, k)
+	}
 	if toRun && !busy {
 		// The run may be one an earlier server process started (before a client restart).
 		if rec, _, err := c.srv.state.runs.Adopt(ctx, t.ts, p); err == nil && rec != nil {

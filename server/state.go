@@ -34,6 +34,11 @@ const busyHint = "Wait for it to end with wait_for_run, or interrupt it with sen
 // holder returns what reserves the pane, if anything.
 func (st *state) holder(k paneKey) (string, bool) { return st.runs.Holder(k) }
 
+// holderAfterEnd is holder once a run about to end had a moment to (runner.Ending).
+func (st *state) holderAfterEnd(ctx context.Context, k paneKey) (string, bool) {
+	return st.runs.HolderAfter(ctx, k, runner.Ending)
+}
+
 func (st *state) addBuffer(ts *tmux.Server, name string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
