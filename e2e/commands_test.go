@@ -352,8 +352,8 @@ func TestCommandsRefusals(t *testing.T) {
 	if !strings.Contains(msg, "LIBTMUX_MCP_SHELL_INTEGRATION") {
 		t.Errorf("no marks: %s", msg)
 	}
-	if msg := c.Fail("get_command_output", map[string]any{"pane_id": pane}); !strings.Contains(msg, "id") || !strings.Contains(msg, "last") {
-		t.Errorf("neither id nor last: %s", msg)
+	if msg := c.Fail("get_command_output", map[string]any{"pane_id": pane, "id": 1, "last": true}); !strings.Contains(msg, "id") || !strings.Contains(msg, "last") {
+		t.Errorf("both id and last: %s", msg)
 	}
 	// The test server's default-command is an opaque shell command line.
 	msg = c.Fail("create_window", map[string]any{"session_name": "plain", "shell_integration": true})

@@ -20,7 +20,7 @@ func commandTools() []*Tool {
 			Input:       edits(def("limit", 20))},
 			listCommands),
 		define(spec{Name: "get_command_output", Title: "Command Output", Tier: policy.ReadOnly, Ann: annRO,
-			Description: "A list_commands command's output as clean lines, the newest max_lines kept.",
+			Description: "A list_commands command's output (the newest by default) as clean lines, the newest max_lines kept.",
 			Input:       edits(def("max_lines", 500))},
 			getCommandOutput),
 	}
@@ -137,10 +137,8 @@ type CommandOutput struct {
 }
 
 func getCommandOutput(ctx context.Context, c *Call, in *commandOutputIn) (CommandOutput, error) {
-	switch {
-	case in.ID == nil && !in.Last:
-		return CommandOutput{}, fail("Pass id (from list_commands), or last=true for the newest command.", "get_command_output needs id or last")
-	case in.ID != nil && in.Last:
+	// Neither id nor last: the newest, which a model calling it with a pane alone means.
+	if in.ID != nil && in.Last {
 		return CommandOutput{}, fail("Pass id or last=true, not both.", "id and last both name a command")
 	}
 	f, cmds, _, err := c.paneHistory(ctx, in.PaneTarget, in.SocketName)

@@ -66,6 +66,10 @@ func TestCommandsConcurrent(t *testing.T) {
 			if last["command"] != "echo ran" || last["by_server"] != true || last["exit_status"] != 0.0 {
 				t.Errorf("the run: %v", last)
 			}
+			// With a pane alone, get_command_output is the newest command's.
+			if out, ok := call("get_command_output", map[string]any{"pane_id": pane}); !ok || out["id"] != last["id"] || fmt.Sprint(out["lines"]) != "[ran]" {
+				t.Errorf("get_command_output without id or last: %v", out)
+			}
 			for i, c := range cmds[:5] {
 				if c.(map[string]any)["command"] != fmt.Sprintf("seq %d", 100*(i+1)) || c.(map[string]any)["output_lines"].(float64) < float64(100*(i+1)) {
 					// (typed ahead, the next line's echo lands in this output)
