@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -305,5 +306,27 @@ func TestInputRightAfterRunsOutput(t *testing.T) {
 			t.Errorf("%s right after the run's last output: %s", next.tool, text)
 		}
 		callText(t, srv, "wait_for_run", `{"pane_id":"`+pane+`","timeout":30}`)
+	}
+}
+
+// A run into a pane whose foreground program holds a shell elsewhere (ssh, docker exec) is
+// told how to reach that shell, not only to drive the program.
+func TestRunIntoRemoteShellPane(t *testing.T) {
+	srv, tmx, pane := newTestServer(t, policy.Mutating)
+	ssh := filepath.Join(t.TempDir(), "ssh") // a stand-in named ssh: cat, which waits for input
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	if err := os.Symlink(cat, ssh); err != nil {
+		t.Fatal(err)
+	}
+	tmx.Tmux("respawn-pane", "-k", "-t", pane, ssh)
+	tmx.WaitFor(pane, func(string) bool {
+		return strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")) == "ssh"
+	})
+	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"true"}`)
+	if !failed || !strings.Contains(text, `running "ssh"`) || !strings.Contains(text, "LIBTMUX_MCP_HOSTS") {
+		t.Fatalf("run into an ssh pane: %s", text)
 	}
 }

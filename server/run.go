@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -196,6 +197,10 @@ func refusal(a runArgs, err error) error {
 		hint = busyHint
 	case runner.NotShell:
 		hint = "Drive the program with send_keys and read it with capture_pane, or run the command in a pane that shows a shell prompt (split_window creates one)."
+		if remoteShells[path.Base(r.Program)] {
+			hint = "Its shell is on another machine or container, out of this server's sight: type there with send_keys and read with capture_pane (wait_for_text for the prompt), " +
+				"or, for a host that runs tmux, have the operator name it in LIBTMUX_MCP_HOSTS (docs/hosts.md) and run commands there with run_command host=NAME."
+		}
 	case runner.ShellBusy:
 		hint = "Wait until it shows its prompt (wait_for_text), or interrupt what it runs with send_keys keys=\"C-c\" enter=false, then run the command again."
 	case runner.LostRun:
@@ -203,6 +208,11 @@ func refusal(a runArgs, err error) error {
 	}
 	return fail(hint, "%s: %v", tool, r)
 }
+
+// remoteShells are programs that hold a shell elsewhere (another host, a container), which a
+// pane shows as its foreground program.
+var remoteShells = map[string]bool{"ssh": true, "mosh-client": true, "autossh": true, "et": true, "telnet": true,
+	"docker": true, "podman": true, "kubectl": true, "lxc": true, "incus": true, "vagrant": true}
 
 // clampLines applies the default and the ceiling of maxLines / max_lines.
 func clampLines(n *int64) int {
