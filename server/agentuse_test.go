@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -277,11 +278,16 @@ func TestSendKeysTrailingNewline(t *testing.T) {
 	if failed || !strings.Contains(text, `text \"y\" + Enter`) {
 		t.Fatalf("send_keys y\\n: %s", text)
 	}
+	// A control character typed as its byte is a key: no Enter after it (a tab completes, an
+	// ETX interrupts).
+	if text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"x\t"}`); failed || strings.Contains(text, "+ Enter") {
+		t.Fatalf("send_keys x\\t: %s", text)
+	}
 	if text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":"z"}`); failed {
 		t.Fatal(text)
 	}
-	screen := tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "got[z]") })
-	if !strings.Contains(screen, "got[y]") || strings.Contains(screen, "got[]") {
+	screen := tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "z]") })
+	if !strings.Contains(screen, "got[y]") || strings.Contains(screen, "got[]") || !regexp.MustCompile(`got\[x\s*z\]`).MatchString(screen) {
 		t.Fatalf("y\\n with Enter was not one line:\n%s", screen)
 	}
 }
@@ -328,5 +334,18 @@ func TestRunIntoRemoteShellPane(t *testing.T) {
 	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"true"}`)
 	if !failed || !strings.Contains(text, `running "ssh"`) || !strings.Contains(text, "LIBTMUX_MCP_HOSTS") {
 		t.Fatalf("run into an ssh pane: %s", text)
+	}
+}
+
+// resize_pane of a window's only pane, which tmux leaves as it is while answering success,
+// says so and names resize_window.
+func TestResizeLonePane(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	text, failed := callText(t, srv, "resize_pane", `{"pane_id":"`+pane+`","height":10}`)
+	if !failed || !strings.Contains(text, "only pane of its window") || !strings.Contains(text, "resize_window") {
+		t.Fatalf("resize_pane of a lone pane: %s", text)
+	}
+	if text, failed := callText(t, srv, "resize_pane", `{"pane_id":"`+pane+`","zoom":false}`); failed {
+		t.Errorf("zoom of a lone pane: %s", text)
 	}
 }

@@ -138,7 +138,13 @@ func prepareKeys(text string, enter, literal, suppress bool) (keysSend, error) {
 	if len(plan.Parts) == 0 && !enter {
 		return keysSend{}, fail("Pass the text or key names to send in keys, or enter=true to press Enter.", "nothing to send: keys is empty and enter is false")
 	}
-	return keysSend{plan: plan, enter: enter && plan.EndsWithText(), suppress: suppress}, nil
+	return keysSend{plan: plan, enter: enter && plan.EndsWithText() && !endsInControl(text), suppress: suppress}, nil
+}
+
+// endsInControl reports whether text ends in a control character: a key typed as its byte
+// ("\x03" for C-c, "\t" to complete a word, "\x1b"), which Enter after would undo or run.
+func endsInControl(text string) bool {
+	return text != "" && (text[len(text)-1] < 0x20 || text[len(text)-1] == 0x7f)
 }
 
 // interruptOnly reports whether the send is only interrupt keys.

@@ -206,6 +206,11 @@ func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error
 			ops = []tmux.Op{&tmux.ToggleZoom{Pane: w.ActivePaneID}}
 		}
 	} else {
+		if p.WindowPanes == 1 {
+			// tmux leaves a window's only pane as it is, answering success.
+			return PaneInfo{}, fail(fmt.Sprintf("Resize its window instead: resize_window window_id=%s with width/height, or split it (split_window) and size the panes.", p.WindowID),
+				"pane %s is the only pane of its window, so its size is the window's: resize_pane cannot change it", p.PaneID)
+		}
 		ops = []tmux.Op{&tmux.ResizePane{Pane: p.PaneID, Width: in.Width, Height: in.Height}}
 	}
 	if len(ops) > 0 {
