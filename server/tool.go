@@ -17,7 +17,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
 	"github.com/tmux-mcp/tmux-mcp/server/seeds"
 )
@@ -320,9 +319,10 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 		sort.Strings(unknown)
 		var meant []string
 		for _, u := range unknown {
-			if c := hint.Closest(u, t.args); c != "" && len(unknown) == 1 {
+			switch c := meantArg(u, t.args); {
+			case c != "" && len(unknown) == 1:
 				meant = append(meant, fmt.Sprintf("%q", c))
-			} else if c != "" {
+			case c != "":
 				meant = append(meant, fmt.Sprintf("%q for %q", c, u))
 			}
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
@@ -41,6 +42,45 @@ func normName(s string) string {
 		s = t
 	}
 	return s
+}
+
+// argSynonyms maps argument names a model reaches for, spelled as normName spells them, to
+// the arguments that may mean them, the first a tool takes winning.
+var argSynonyms = map[string][]string{
+	"query": {"pattern", "patterns"}, "search": {"pattern", "patterns"}, "regexp": {"pattern", "patterns"},
+	"text": {"keys", "patterns", "content"}, "input": {"keys"}, "cmd": {"command"},
+	"message": {"format_string"}, "target": {"pane_id", "paneId", "window_id", "session_name"},
+	"pane": {"pane_id", "paneId"}, "lines": {"max_lines", "maxLines"},
+	"vertical": {"direction"}, "horizontal": {"direction"}, "orientation": {"direction"},
+}
+
+// meantArg returns the argument of args an unknown name most likely meant, or "": the same
+// name in another spelling or a few edits away (hint.Closest), a synonym, or the one argument
+// whose name begins or ends with it (format for format_string).
+func meantArg(name string, args []string) string {
+	if c := hint.Closest(name, args); c != "" {
+		return c
+	}
+	n := normName(name)
+	for _, s := range argSynonyms[n] {
+		if slices.Contains(args, s) {
+			return s
+		}
+	}
+	var holds []string
+	for _, a := range args {
+		if a := normName(a); len(n) >= 4 && (strings.HasPrefix(a, n) || strings.HasSuffix(a, n)) {
+			holds = append(holds, a)
+		}
+	}
+	if len(holds) == 1 {
+		for _, a := range args {
+			if normName(a) == holds[0] {
+				return a
+			}
+		}
+	}
+	return ""
 }
 
 // meantTool returns the catalogue's tool a name not in it most likely meant, or "": the same
