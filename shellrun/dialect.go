@@ -23,6 +23,9 @@ type dialect struct {
 	single           bool   // the one-subshell frame is safe (the subshell is a real fork)
 	dollarQuote      bool   // the shell reads $'...' (inline commands need no printf %b, no fork)
 	bash, zsh        bool
+	typedSave        bool // the typed line notes $- in $__tmx_o and turns tracing off (Line)
+	xtraceBound      bool // set -x sends the trace to the stderr it saw, not the current one (mksh)
+	caseSave         bool // tracing goes off in a case, at the cost of a traced set +x (ksh93, mksh)
 	topEnd           bool // the end marker is printed after the subshell (ksh93)
 }
 
@@ -40,13 +43,13 @@ func dialectOf(s Shell) dialect {
 func dialectFor(s Shell) dialect {
 	switch s {
 	case Bash:
-		return dialect{special: `\`, regular: `\builtin \`, unshadow: `\unset -f builtin command`, single: true, bash: true}
+		return dialect{special: `\`, regular: `\builtin \`, unshadow: `\unset -f builtin command`, single: true, bash: true, typedSave: true}
 	case Zsh:
 		return dialect{special: `\builtin \`, regular: `\builtin \`, single: true, zsh: true}
 	case Mksh:
-		return dialect{special: `\`, regular: `\builtin \`, unshadow: `\unset -f builtin command`, single: true}
+		return dialect{special: `\`, regular: `\builtin \`, unshadow: `\unset -f builtin command`, single: true, xtraceBound: true, caseSave: true}
 	case Dash, Ash:
-		return dialect{special: `\`, regular: `\command \`, unshadow: `\unset -f command`, single: true}
+		return dialect{special: `\`, regular: `\command \`, unshadow: `\unset -f command`, single: true, typedSave: true}
 	case Ksh:
 		// ksh93 runs "( )" as a virtual subshell without a fork, where an exit with a
 		// signal status from an EXIT trap ends the interactive shell itself: it keeps the
@@ -54,7 +57,7 @@ func dialectFor(s Shell) dialect {
 		// subshell, "command" is not found inside $(...) (there, and in the shell around
 		// it): the function is removed only when there is one (typeset cannot be a
 		// function in ksh93).
-		return dialect{special: `\`, regular: `\command \`, unshadow: `\typeset -f command >/dev/null 2>&1 && \unset -f command`, topEnd: true}
+		return dialect{special: `\`, regular: `\command \`, unshadow: `\typeset -f command >/dev/null 2>&1 && \unset -f command`, topEnd: true, caseSave: true}
 	}
 	// An unknown sh, which may be ksh93, gets the nested frame too.
 	return dialect{special: `\`, regular: `\command \`, unshadow: `\unset -f command`}
@@ -67,7 +70,8 @@ func (d dialect) rg(name string) string { return d.regular + name }
 // xtraceOff is a statement that stops tracing without a command a definition could catch.
 func (d dialect) xtraceOff() string {
 	if d.zsh {
-		return "options[xtrace]=off"
+		// Not options[xtrace]=off (see zshSave); builtin is no function here (zshCheck).
+		return `\builtin \set +x`
 	}
 	return d.sp("set") + " +x"
 }

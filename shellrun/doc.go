@@ -39,8 +39,8 @@
 // command word defeats aliases (zsh's global ones too; zsh also reads the wrapper with
 // aliases off, set by assignment to $options). Functions are defeated per shell (dialect.go):
 //
-//   - bash: the typed line is "{ __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y \. <path>; }". The
-//     assignment turns POSIX mode on, in which special builtins (. eval exit return set trap
+//   - bash: the typed line is "{ { __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y; __tmx_o=$-; \set +x;
+//     } 2>/dev/null; \. <path>; }". The assignment turns POSIX mode on, in which special builtins (. eval exit return set trap
 //     unset) win over functions; regular builtins go through "builtin" after the wrapper's own
 //     subshell removed functions named builtin and command. POSIX mode goes off again before
 //     the command runs, and after the wrapper through a RETURN trap (which keeps $? at the
@@ -68,7 +68,8 @@
 // exit N, set -e, traps and functions stay inside, a syntax error in the command yields a
 // nonzero status instead of breaking the wrapper, and no variable of the interactive shell is
 // left changed (the wrapper's own are removed). The interactive shell's errexit, xtrace and
-// verbose are suspended for the bookkeeping and given back to the command. A status above 255
+// verbose are suspended for the bookkeeping and given back to the command. Tracing goes off
+// first, untraced where the shell allows (see "Tracing" below), and comes back last. A status above 255
 // (ksh93 reports death by signal N as 256+N) is mapped to 128+N. After the run the
 // interactive shell's $? is the command's status (0 when it has errexit on, so that it does
 // not exit).
@@ -76,9 +77,11 @@
 //   - One subshell (bash, zsh, dash, ash, mksh): an EXIT trap prints the end marker however
 //     the subshell ends, and an INT trap turns Ctrl-C into exit 130. A command whose text
 //     holds "trap" or "exec" (it could replace the EXIT trap or the subshell) gets the nested
-//     frame instead.
+//     frame instead, and so does every command in an mksh with tracing on (mksh traces to the
+//     stderr set -x found, so the EXIT trap would trace its first statement into the output).
 //   - Nested (an unknown sh, and those commands): the outer subshell catches SIGINT and
-//     prints the end marker after the inner one, which runs the command.
+//     prints the end marker after the inner one, which runs the command; the outer subshell
+//     never traces.
 //   - ksh93 runs subshells without a fork, where an EXIT trap's exit with a signal status
 //     ends the interactive shell and an outer INT catcher keeps a command's own INT trap from
 //     running: its end marker is printed after the subshell by the interactive shell.
@@ -90,6 +93,24 @@
 // universal variables, but not functions, abbreviations or non-exported variables of the
 // user's config or session. A SIGINT handler defined for the run keeps Ctrl-C from cancelling
 // the wrapper's block, and the child's exits 130.
+//
+// # Tracing
+//
+// With tracing on (set -x, fish_trace) the output holds the command's own trace and nothing of
+// the wrapper's, and the shell traces as before after the run. bash, dash and ash trace to
+// the current stderr: the typed line notes $- and runs set +x in a group sent to /dev/null
+// (bash after turning POSIX mode on, so that set is the builtin), before the "."; zsh notes
+// ${options[xtrace]} there likewise (a "." run while tracing traces the whole file to the
+// stderr it had), and its zshaddhistory hook traces itself to /dev/null; with a preexec hook
+// (traced before the line runs) the typed line is not redrawn. ksh93 traces a redirection
+// itself and mksh traces to the stderr set -x saw: their typed line's "." (and mksh's set +x)
+// are traced, and the redraw goes up the rows they took too (counted from a literal PS4 and
+// $COLUMNS), erasing them; mksh gives -x back through eval with [[ ]] (untraced) in place of
+// return, so $? is then 0 or 1. fish traces whatever a block redirects: the wrapper empties
+// fish_trace (one traced statement, erased by the redraw with the typed line's) and a
+// fish_postexec handler, which fish runs untraced, sets it back once the typed line ended;
+// the child fish that runs the command is not traced. Inline (after SourcingFailed) first
+// gives tracing back where a typed line turned it off.
 //
 // Commands are normalised before framing: CRLF and lone CR become LF and trailing line breaks
 // are dropped. A NUL byte is refused ([ErrNUL]), and so is an empty or blank command

@@ -89,8 +89,9 @@ func TestScriptErrors(t *testing.T) {
 
 func TestLine(t *testing.T) {
 	for sh, want := range map[Shell]string{
-		Dash:      ` { \. '/tmp/it'\''s here/s'; }`,
-		Bash:      ` { __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y \. '/tmp/it'\''s here/s'; }`,
+		Dash:      ` { { __tmx_o=$-; \set +x; } 2>/dev/null; \. '/tmp/it'\''s here/s'; }`,
+		Mksh:      ` { \. '/tmp/it'\''s here/s'; }`,
+		Bash:      ` { { __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y; __tmx_o=$-; \set +x; } 2>/dev/null; \. '/tmp/it'\''s here/s'; }`,
 		FishShell: ` begin; builtin source '/tmp/it\'s here/s'; end`,
 	} {
 		if got := Line(sh, "/tmp/it's here/s"); got != want {
@@ -146,7 +147,7 @@ func TestZshSubshellSavesNoHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(inline, " ( ") || strings.Count(inline, "SAVEHIST") != 2 || !strings.Contains(inline, "; else "+guard+"; ") {
+		if !strings.HasPrefix(inline, " "+xtraceBack(dialectOf(Zsh))+"( ") || strings.Count(inline, "SAVEHIST") != 2 || !strings.Contains(inline, "; else "+guard+"; ") {
 			t.Errorf("Inline(zsh, %q): %s is not where the subshell's work begins:\n%s", cmd, guard, inline)
 		}
 	}

@@ -1,6 +1,9 @@
 package shellrun
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Names of the wrapper's own shell variables and functions. They live only in the wrapper's
 // subshell (POSIX) or block scope (fish, set -l), or are removed before the wrapper returns;
@@ -10,6 +13,8 @@ const (
 	varStatus   = "__tmx_s"
 	varPosix    = "__tmx_p" // bash: $SHELLOPTS before the typed line turned POSIX mode on
 	varFish     = "__tmx_f"
+	varRestore  = "__tmx_r" // mksh: the set commands that give the options back
+	varLift     = "__tmx_u" // ksh93, mksh: rows the traces of the typed line and set +x took
 	fnInterrupt = "__tmx_int"
 )
 
@@ -28,6 +33,7 @@ type posixFrame struct {
 	cmd     string // the command, normalised
 	nested  bool
 	redraw  string // printf format that redraws the typed line, or ""
+	up      int    // with caseSave: the rows up to the typed line; redraw then takes their count as %d
 	inline  bool   // typed as one line: no file, so no history fix and no return
 	history bool   // record the command in the shell's history
 	path    string // bash: the script's path, written over by bashReadBack (Script only)
@@ -44,6 +50,12 @@ func (f posixFrame) statements() []string {
 		frame = f.topEndFrame()
 	case f.nested:
 		frame = f.nestedFrame()
+	case f.d.xtraceBound && !f.inline:
+		// mksh traces to the stderr set -x found, so the single frame's EXIT trap would trace
+		// its first statement, after a traced command, into the output: with tracing on the
+		// command gets the nested frame, whose outer subshell never traces (one fork more).
+		frame = append(append(append([]string{"case $" + varOpts + " in *x*)"}, f.nestedFrame()...), ";;", "*)"),
+			append(frame, ";;", "esac")...)
 	}
 	if f.inline {
 		inner := append(f.saveOpts(), f.zshCheck()...)
@@ -86,17 +98,21 @@ func (f posixFrame) zshCheck() []string {
 // Its own trace goes to /dev/null.
 func (f posixFrame) saveOpts() []string {
 	if f.d.zsh {
-		var save, off []string
-		for _, o := range zshOpts {
-			save = append(save, o.v+"=${options["+o.opt+"]}") // braces: KSH_ARRAYS
-			off = append(off, "options["+o.opt+"]=off")
-		}
-		return []string{"{ " + strings.Join(save, " ") + "; " + strings.Join(off, "; ") + "; } 2>/dev/null"}
+		return []string{f.zshSave()}
 	}
 	s := []string{"{ " + varOpts + "=$-; " + f.d.sp("set") + " +exv; } 2>/dev/null"}
-	if f.d.bash && f.inline {
+	switch {
+	case f.d.bash && f.inline:
 		// Typed directly, inside the frame's subshell: POSIX mode by plain assignment.
-		s[0] = varPosix + "=$SHELLOPTS; POSIXLY_CORRECT=y; " + s[0]
+		s[0] = "{ " + varPosix + "=$SHELLOPTS; POSIXLY_CORRECT=y; " + varOpts + "=$-; " + f.d.sp("set") + " +exv; } 2>/dev/null"
+	case f.d.typedSave && !f.inline:
+		// The typed line noted the options and turned tracing off (Line).
+		s[0] = "{ " + f.d.sp("set") + " +ev; } 2>/dev/null"
+	case f.d.caseSave:
+		// ksh93 traces a group's redirection and mksh traces to the stderr set -x found: the
+		// case (never traced) turns tracing off first, which costs only the trace of set +x.
+		s = []string{"case $- in *x*) " + f.d.sp("set") + " +x; " + varOpts + "=x$-" + f.liftRows() + ";; *) " + varOpts + "=$-;; esac",
+			"{ " + f.d.sp("set") + " +ev; } 2>/dev/null"}
 	}
 	if f.d.bash && !f.inline {
 		// Sourcing leaves POSIX mode on; a RETURN trap turns it off after the final return
@@ -108,6 +124,44 @@ func (f posixFrame) saveOpts() []string {
 				f.posixOff("__tmx_t")+"; } 2>/dev/null")+" RETURN")
 	}
 	return s
+}
+
+// liftRows (ksh93, mksh, with a redraw) is a statement, after set +x, that counts in $__tmx_u
+// the rows the traces of the typed line ("PS4. path") and, in mksh, of set +x ("PS4set +x")
+// took on the screen, for the redraw to erase them: only with a literal PS4 (no expansion the
+// wrapper could not redo) and a known $COLUMNS; else the traces stay.
+func (f posixFrame) liftRows() string {
+	if f.up == 0 {
+		return ""
+	}
+	rows := func(n int) string {
+		return "(${#PS4} + " + strconv.Itoa(n) + " + COLUMNS - 1) / COLUMNS"
+	}
+	n := rows(len(". ") + len(f.path))
+	if f.d.xtraceBound {
+		n += " + " + rows(len("set +x")) // ksh93 does not trace set +x
+	}
+	return "; case ${PS4-}:${COLUMNS-} in *[\\$\\`\\\\]*|*:|*:*[!0-9]*|*:0) ;; *) " + varLift + "=$((" + n + "));; esac"
+}
+
+// zshSave (zsh) notes the options and turns them off. xtrace goes off through set +x: zsh
+// traces an assignment to options[xtrace] to its end, leaving a line without its line break
+// in stdio's buffer, which a later fork writes out again. Typed, the line noted xtrace and
+// turned it off (zshLineHead).
+func (f posixFrame) zshSave() string {
+	var save, off []string
+	for _, o := range zshOpts {
+		if o.opt == "xtrace" {
+			if f.inline {
+				save = append(save, o.v+"=${options[xtrace]}")
+				off = append(off, `(( ${+functions[builtin]} )) || \builtin \set +x`)
+			}
+			continue
+		}
+		save = append(save, o.v+"=${options["+o.opt+"]}") // braces: KSH_ARRAYS
+		off = append(off, "options["+o.opt+"]=off")
+	}
+	return "{ " + strings.Join(save, " ") + "; " + strings.Join(off, "; ") + "; } 2>/dev/null"
 }
 
 // bashReadBack (bash, Script) keeps the user's RETURN trap in $__tmx_t and deletes the last
@@ -163,9 +217,12 @@ func (f posixFrame) historyFix() []string {
 // the hooks before it records a line read at its prompt, and cannot delete a line once
 // recorded, so only the first run's line stays. The function is defined by assignment to
 // $functions, which no definition of the user's can catch, and read with aliases off; it
-// turns errexit off for itself (its status 1 would end a shell run with set -e).
+// turns errexit off for itself (its status 1 would end a shell run with set -e), and xtrace,
+// traced to /dev/null: zsh calls it for every line typed, and with set -x on each would show
+// its trace.
 var zshHistHook = `(( ${+functions[__tmx_hist]} )) || { functions[__tmx_hist]=` +
-	posixQuote(`options[localoptions]=on; options[errexit]=off; [[ $1 != *'`+zshLineHead+`'* ]]`) + `; zshaddhistory_functions+=(__tmx_hist); } 2>/dev/null`
+	posixQuote(`{ options[localoptions]=on; (( ${+functions[builtin]} )) || \builtin \set +x; options[errexit]=off; [[ $1 != *'`+zshLineHead+`'* ]]; } 2>/dev/null`) +
+	`; zshaddhistory_functions+=(__tmx_hist); } 2>/dev/null`
 
 // evalStmt runs the prelude and the command in the wrapper's (inner) subshell.
 func (f posixFrame) evalStmt() string {
@@ -191,16 +248,30 @@ func (f posixFrame) prelude() string {
 				set = append(set, "options["+o.opt+"]=$"+o.v)
 			}
 		}
-		return strings.Join(set, " ") + "\n{ options[xtrace]=$__tmx_zx; " + f.d.sp("unset") + " " + strings.Join(vars, " ") + "; } 2>/dev/null"
+		return strings.Join(set, " ") + "\n{ " + zshXtraceOn + " " + f.d.sp("unset") + " " + strings.Join(vars, " ") + "; } 2>/dev/null"
 	}
-	unset := f.d.sp("unset") + " " + varOpts
+	errexit := "case $" + varOpts + " in *e*) " + f.d.sp("set") + " -e;; esac\n"
+	verbose := "{ case $" + varOpts + " in *v*) " + f.d.sp("set") + " -v;; esac; "
 	if f.d.bash {
-		unset = f.posixOff(varOpts)
+		return errexit + verbose + "case $" + varOpts + " in *x*) " + f.d.sp("set") + " -x;; esac; " + f.posixOff(varOpts) + "; } 2>/dev/null"
 	}
-	return "case $" + varOpts + " in *e*) " + f.d.sp("set") + " -e;; esac\n" +
-		"{ case $" + varOpts + " in *v*) " + f.d.sp("set") + " -v;; esac; case $" + varOpts + " in *x*) " +
-		f.d.sp("set") + " -x;; esac; " + unset + "; } 2>/dev/null"
+	// set -x last, untraced and outside the group: mksh would trace the command to the
+	// group's /dev/null. One line, so that set -v does not echo the rest.
+	unset := f.d.sp("unset") + " " + varOpts + f.liftVar()
+	return errexit + verbose + "} 2>/dev/null; case $" + varOpts + " in *x*) " + unset + "; " + f.d.sp("set") + " -x;; *) " + unset + ";; esac"
 }
+
+// liftVar is " $__tmx_u"'s name where the wrapper counts rows to lift the redraw by.
+func (f posixFrame) liftVar() string {
+	if f.up == 0 {
+		return ""
+	}
+	return " " + varLift
+}
+
+// zshXtraceOn (zsh) turns tracing back on as $__tmx_zx says, with set -x: assigning on to
+// options[xtrace] writes a stray line break to the trace.
+const zshXtraceOn = `case $__tmx_zx in on) \builtin \set -x;; esac;`
 
 // errexitCase returns a case statement on the interactive shell's errexit setting.
 func (f posixFrame) errexitCase(on, off string) string {
@@ -213,6 +284,16 @@ func (f posixFrame) errexitCase(on, off string) string {
 // startPrintf prints the redraw of the typed line and the start marker.
 func (f posixFrame) startPrintf() string {
 	start, _ := markerFormats(f.id)
+	if f.up > 0 {
+		return f.d.printf + " '" + f.redraw + start + "' \"$((" + strconv.Itoa(f.up) + " + ${" + varLift + ":-0}))\""
+	}
+	if f.d.zsh && f.redraw != "" {
+		// preexec hooks (the user's) run before the typed line, traced with xtrace on: the rows
+		// they took are unknown, so the typed line is left as it is rather than misdrawn.
+		// (:+ and ${+...} are safe under set -u.)
+		return "case $__tmx_zx${preexec_functions:+1}${+functions[preexec]} in on0|off*) " +
+			f.d.printf + " '" + f.redraw + start + "';; *) " + f.d.printf + " '" + start + "';; esac"
+	}
 	return f.d.printf + " '" + f.redraw + start + "'"
 }
 
@@ -343,12 +424,15 @@ func (f posixFrame) finish() []string {
 		return []string{varStatus + "=$?",
 			"case $__tmx_ze in on) " + varStatus + "=0;; esac",
 			strings.Join(set, " "),
-			"{ options[xtrace]=$__tmx_zx; " + f.d.sp("eval") + ` "` + `\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx __tmx_s` + ret + `"; } 2>/dev/null`}
+			"{ " + zshXtraceOn + " " + f.d.sp("eval") + ` "` + `\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx __tmx_s` + ret + `"; } 2>/dev/null`}
 	}
-	last := `\unset ` + varOpts + " " + varStatus + `; \return $` + varStatus
+	last := `\unset ` + varOpts + " " + varStatus + f.liftVar() + `; \return $` + varStatus
 	var tail []string
 	if !f.d.topEnd {
 		tail = append(tail, varStatus+"=$?")
+	}
+	if f.d.xtraceBound {
+		return append(tail, f.boundFinish())
 	}
 	tail = append(tail, "{ case $"+varOpts+" in *e*) "+f.d.sp("set")+" -e; "+varStatus+"=0;; esac; "+
 		"case $"+varOpts+" in *v*) "+f.d.sp("set")+" -v;; esac; case $"+varOpts+" in *x*) "+f.d.sp("set")+" -x;; esac; "+
@@ -356,18 +440,34 @@ func (f posixFrame) finish() []string {
 	return tail
 }
 
+// boundFinish (mksh) is finish's last statement where tracing goes to the stderr set -x saw
+// (inside the group it would trace the shell to /dev/null from then on): eval, itself
+// untraced, turns -v and -x back on last. Every simple command after set -x is traced, return
+// too: with tracing on, [[ ]] (which mksh does not trace) ends the script instead, so $? is
+// then 0 or 1 rather than the command's status.
+func (f posixFrame) boundFinish() string {
+	set, s, r := f.d.sp("set"), "$"+varStatus, varRestore
+	return "{ case $" + varOpts + " in *e*) " + set + " -e; " + varStatus + "=0;; esac; " + r + "=; " +
+		"case $" + varOpts + " in *v*) " + r + "='" + set + " -v; ';; esac; " +
+		"case $" + varOpts + " in *x*) " + r + "=$" + r + "'" + set + " -x; [[ '" + s + "' = 0 ]]';; " +
+		"*) " + r + "=$" + r + "'" + f.d.sp("return") + " '" + s + ";; esac; } 2>/dev/null; " +
+		f.d.sp("eval") + ` "` + f.d.sp("unset") + " " + varOpts + " " + varStatus + " " + r + f.liftVar() + "; $" + r + `"`
+}
+
 // fishFrame lists the fish wrapper's statements; cmdArg is the -c argument of the child fish
 // (whose path is in $__tmx_f) that runs the command. Every builtin goes through "builtin"
 // (fish reserves begin, end, set, status, function, return, builtin and command, so no
 // function can take those names).
-func fishFrame(id, redraw, cmdArg string, withReturn bool) []string {
-	start, end := markerFormats(id)
+func fishFrame(id, startStmt, cmdArg string, withReturn bool) []string {
+	_, end := markerFormats(id)
 	s := []string{
 		"begin",
+		fishTraceOff,
+		fishTraceBack,
 		// An observed SIGINT does not cancel the running block.
 		"function " + fnInterrupt + " --on-signal INT; end",
 		"set -l " + varFish + " (builtin status fish-path 2>/dev/null); or set " + varFish + " fish",
-		"builtin printf '" + redraw + start + "'",
+		startStmt,
 		"$" + varFish + " --no-config --init-command " +
 			fishQuote("function "+fnInterrupt+" --on-signal INT; exit 130; end") + " -c " + cmdArg,
 		"set -l " + varStatus + " $status",
@@ -379,6 +479,36 @@ func fishFrame(id, redraw, cmdArg string, withReturn bool) []string {
 	}
 	return append(s, "end")
 }
+
+// fishStart is the fish wrapper's statement that prints the redraw, if any, and the start
+// marker. With fish_trace on, the traces of the typed line and of fishTraceOff stand between
+// the typed line and the cursor ("> begin", "-> source <path>", "---> begin", "-----> set -g
+// fish_trace"): the redraw goes up the rows they took too, and erases them.
+func fishStart(r *Redraw, cmd, path, id string) string {
+	start, _ := markerFormats(id)
+	if r == nil {
+		return "builtin printf '" + start + "'"
+	}
+	var rows []string
+	for _, n := range []int{len("> begin"), len("-> source ") + len(path), len("---> begin"), len("-----> set -g fish_trace")} {
+		rows = append(rows, "ceil("+strconv.Itoa(n)+" / $COLUMNS)")
+	}
+	lift := `(set -q __tmx_ft[1]; and builtin math "` + strings.Join(rows, " + ") + `"; or echo 0)`
+	return "builtin printf '" + r.liftFormat(cmd) + start + "' (builtin math " + strconv.Itoa(r.Up) + " + " + lift + ")"
+}
+
+// fishTraceOff keeps fish_trace in $__tmx_ft and empties it (a global that shadows a universal
+// one, keeping its export flag), so that fish traces nothing more of the wrapper (it traces
+// whatever a block redirects) and, with the shell's typed line, not its end: only the command
+// substitution's own statement is traced, before the command is shown. fishTraceBack gives
+// it back once the typed line ended: a handler of fish_postexec, which fish runs untraced,
+// erases itself and sets fish_trace back last (or erases the global it made). The command's
+// child fish is not traced either way: fish_trace is a shell variable.
+const (
+	fishTraceOff  = "set -g __tmx_ft $fish_trace (set -g fish_trace)"
+	fishTraceBack = "function __tmx_ftb --on-event fish_postexec; set -l v $__tmx_ft; set -e -g __tmx_ft; " +
+		"builtin functions -e __tmx_ftb; set -q v[1]; and set -g fish_trace $v; or set -e -g fish_trace; end"
+)
 
 // fishChild is the child fish's -c script: eval of the quoted command, not the command
 // itself, because fish 3.6 exits 0 when a -c script has a syntax error, while eval reports

@@ -129,11 +129,14 @@ func scriptCommand(sh Shell, script string) (string, bool) {
 			return "", false
 		}
 		w, ok := unquoteWord(script[i+len(tok):], false)
-		pre := posixFrame{d: d}.prelude() + "\n"
-		if !ok || !strings.HasPrefix(w, pre) {
-			return "", false
+		// The prelude also removes the redraw's row count where the wrapper keeps one.
+		for _, up := range []int{0, 1} {
+			pre := posixFrame{d: d, up: up}.prelude() + "\n"
+			if ok && strings.HasPrefix(w, pre) {
+				return strings.TrimPrefix(w, pre), true
+			}
 		}
-		return strings.TrimPrefix(w, pre), true
+		return "", false
 	}
 	i := strings.Index(script, "' -c ")
 	if i < 0 {

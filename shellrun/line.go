@@ -14,7 +14,9 @@ func Line(sh Shell, path string) string {
 	p := posixQuote(path)
 	switch sh {
 	case Bash:
-		return " { " + varPosix + "=$SHELLOPTS POSIXLY_CORRECT=y \\. " + p + "; }"
+		return " { { " + varPosix + "=$SHELLOPTS POSIXLY_CORRECT=y; " + xtraceSave + " } 2>/dev/null; \\. " + p + "; }"
+	case Dash, Ash:
+		return " { { " + xtraceSave + " } 2>/dev/null; \\. " + p + "; }"
 	case Zsh:
 		return " " + zshLineHead + p + "; else \\. " + p + "; fi; }"
 	case FishShell:
@@ -23,8 +25,21 @@ func Line(sh Shell, path string) string {
 	return " { \\. " + p + "; }"
 }
 
-// zshLineHead is how zsh's typed line begins, after its leading space (see zshHistHook).
-const zshLineHead = `{ if (( ${+functions[.]} )); then \builtin \. `
+// xtraceSave (bash, dash, ash) notes the shell's options in $__tmx_o and turns tracing off,
+// on the typed line, in a group whose stderr (where these shells write their trace) is
+// /dev/null: the "." that follows and the whole wrapper then run untraced, and no line of the
+// frame is traced to the screen, however the shell had set -x on. The wrapper gives tracing
+// back to the command and, at its end, to the shell (see posixFrame.finish); should the
+// script not be read (SourcingFailed), Inline gives it back (see xtraceBack). In bash the
+// assignment before it turned POSIX mode on, where set (special) wins over functions.
+const xtraceSave = varOpts + "=$-; \\set +x;"
+
+// zshLineHead is how zsh's typed line begins, after its leading space (see zshHistHook). It
+// notes xtrace in $__tmx_zx and turns it off, traced to /dev/null, before the "." (a "." run
+// with xtrace on writes the trace of the whole file to the stderr it had, whatever the file
+// redirects), unless builtin is a function (then the script refuses to run).
+const zshLineHead = `{ { __tmx_zx=${options[xtrace]}; (( ${+functions[builtin]} )) || \builtin \set +x; } 2>/dev/null; ` +
+	`if (( ${+functions[.]} )); then \builtin \. `
 
 // ClearKeys returns the keys (for send-keys, before the typed line, in the same command: tmux
 // key names, or text tmux types as it is) that empty sh's command line, so that text left on

@@ -48,6 +48,17 @@ func (r *Redraw) format(cmd string) string {
 	return octalFormat(seq)
 }
 
+// liftFormat is format with "%d" for the rows to go up: for a shell whose trace of the typed
+// line and of the wrapper's first statement cannot be kept off the screen, the wrapper adds
+// the rows they took to Up, and the redraw erases them with the typed line. "" for a nil
+// Redraw.
+func (r *Redraw) liftFormat(cmd string) string {
+	if r == nil {
+		return ""
+	}
+	return octalFormat("\r\x1b[") + "%d" + octalFormat("A\x1b["+strconv.Itoa(r.Col+1)+"G\x1b[J"+shown(r.Prefix)+shown(cmd)+"\r\n")
+}
+
 // shown is the command as the screen shows it: its lines joined by CR LF, other control
 // characters in caret notation (^[ for ESC), at most maxShown bytes.
 func shown(cmd string) string {

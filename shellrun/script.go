@@ -50,10 +50,13 @@ func Script(sh Shell, id, command, scriptPath string, o Options) (string, error)
 	}
 	redraw := o.Redraw.format(cmd)
 	if sh == FishShell {
-		return render(fishFrame(id, redraw, fishQuote(fishChild(cmd)), true), false), nil
+		return render(fishFrame(id, fishStart(o.Redraw, cmd, scriptPath, id), fishQuote(fishChild(cmd)), true), false), nil
 	}
 	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, redraw: redraw, history: o.History,
 		path: scriptPath, typed: Line(sh, scriptPath)}
+	if f.d.caseSave && o.Redraw != nil {
+		f.redraw, f.up = o.Redraw.liftFormat(cmd), o.Redraw.Up
+	}
 	f.nested = !f.d.single || needsNested(cmd)
 	return render(f.statements(), false), nil
 }
@@ -76,11 +79,26 @@ func Inline(sh Shell, id, command string) (string, error) {
 	}
 	if sh == FishShell {
 		arg := "(builtin printf '%b' '" + percentB(fishChild(cmd)) + "' | builtin string collect -N)"
-		return " " + render(fishFrame(id, "", arg, false), true), nil
+		return " " + render(fishFrame(id, fishStart(nil, "", "", id), arg, false), true), nil
 	}
 	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, inline: true}
-	f.nested = !f.d.single || needsNested(cmd)
-	return " " + render(f.statements(), true), nil
+	f.nested = !f.d.single || needsNested(cmd) || f.d.xtraceBound // mksh: see posixFrame.statements
+	return " " + xtraceBack(f.d) + render(f.statements(), true), nil
+}
+
+// xtraceBack is what Inline types before its subshell where the typed line turned tracing off
+// (Line) and the shell then failed to read the script: tracing goes back on as the line
+// noted, and the variable that noted it is removed (both only when the line ran; in bash,
+// when it did, POSIX mode makes set and unset win over functions).
+func xtraceBack(d dialect) string {
+	switch {
+	case d.zsh:
+		return `{ case ${__tmx_zx+s} in s) ` + zshXtraceOn + ` \builtin \unset __tmx_zx;; esac; } 2>/dev/null; `
+	case d.typedSave:
+		return "{ case ${" + varOpts + "+s} in s) case $" + varOpts + " in *x*) " + d.sp("set") + " -x;; esac; " +
+			d.sp("unset") + " " + varOpts + ";; esac; } 2>/dev/null; "
+	}
+	return ""
 }
 
 // prepare validates the arguments and normalises the command: CRLF and lone CR become LF and
