@@ -132,3 +132,29 @@ func promptTraces(t *testing.T, p *testtmux.ShellPane, word string) {
 	p.Type("echo " + word)
 	p.WaitState("the trace of echo "+word, func(screen, _ string) bool { return re.MatchString(screen) })
 }
+
+// TestEngineXtracePS4: in ksh93 and mksh, whose trace of the typed line stays until the redraw
+// erases it, a PS4 with an expansion (its width unknown to the wrapper) leaves the typed line
+// and that trace as they are: the command is not drawn over them.
+func TestEngineXtracePS4(t *testing.T) {
+	tmx, ts, r := realRunner(t)
+	for _, sh := range []string{"ksh", "mksh"} {
+		su := testtmux.Config(sh, "clean")
+		t.Run(sh, func(t *testing.T) {
+			su.Require(t)
+			t.Parallel()
+			p := tmx.StartShell(t, su)
+			defer p.Kill()
+			p.Type(`PS4='+$LINENO: '`)
+			traceOn(t, p)
+			res, err := engineRun(t, r, ts, p, "echo one", 20*time.Second)
+			screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID)
+			if err != nil || res.Outcome != Completed || !regexp.MustCompile(`\A\+\d+: echo one\none\z`).MatchString(res.Output) {
+				t.Fatalf("%+v %v; screen:\n%s", res, err, screen)
+			}
+			if regexp.MustCompile(`(?m)^\+\d*echo one`).MatchString(screen) {
+				t.Errorf("the command is drawn over the trace:\n%s", screen)
+			}
+		})
+	}
+}

@@ -129,7 +129,8 @@ func (f posixFrame) saveOpts() []string {
 // liftRows (ksh93, mksh, with a redraw) is a statement, after set +x, that counts in $__tmx_u
 // the rows the traces of the typed line ("PS4. path") and, in mksh, of set +x ("PS4set +x")
 // took on the screen, for the redraw to erase them: only with a literal PS4 (no expansion the
-// wrapper could not redo) and a known $COLUMNS; else the traces stay.
+// wrapper could not redo) and a known $COLUMNS; else it holds "-", and the typed line and the
+// traces stay as they are rather than be misdrawn.
 func (f posixFrame) liftRows() string {
 	if f.up == 0 {
 		return ""
@@ -141,7 +142,7 @@ func (f posixFrame) liftRows() string {
 	if f.d.xtraceBound {
 		n += " + " + rows(len("set +x")) // ksh93 does not trace set +x
 	}
-	return "; case ${PS4-}:${COLUMNS-} in *[\\$\\`\\\\]*|*:|*:*[!0-9]*|*:0) ;; *) " + varLift + "=$((" + n + "));; esac"
+	return "; case ${PS4-}:${COLUMNS-} in *[\\$\\`\\\\]*|*:|*:*[!0-9]*|*:0) " + varLift + "=-;; *) " + varLift + "=$((" + n + "));; esac"
 }
 
 // zshSave (zsh) notes the options and turns them off. xtrace goes off through set +x: zsh
@@ -285,7 +286,8 @@ func (f posixFrame) errexitCase(on, off string) string {
 func (f posixFrame) startPrintf() string {
 	start, _ := markerFormats(f.id)
 	if f.up > 0 {
-		return f.d.printf + " '" + f.redraw + start + "' \"$((" + strconv.Itoa(f.up) + " + ${" + varLift + ":-0}))\""
+		return "case ${" + varLift + "-} in -) " + f.d.printf + " '" + start + "';; *) " +
+			f.d.printf + " '" + f.redraw + start + "' \"$((" + strconv.Itoa(f.up) + " + ${" + varLift + ":-0}))\";; esac"
 	}
 	if f.d.zsh && f.redraw != "" {
 		// preexec hooks (the user's) run before the typed line, traced with xtrace on: the rows
