@@ -18,7 +18,8 @@ import (
 )
 
 // The engine's shell tests: every shell set-up users have (testtmux.Configs: clean, rc, vi,
-// rprompt, strict; started through sh -c), run twice: with the process table (Linux's /proc)
+// rprompt, strict; testtmux.Plugins: bash-completion, fzf, direnv, powerline; started through
+// sh -c), run twice: with the process table (Linux's /proc)
 // and with it hidden, as on a platform or host where it cannot be read, so that what the
 // portable reads decide (tmux's current command, the tty's mode) is tested here.
 
@@ -36,6 +37,7 @@ func allSetups() []testtmux.Setup {
 	var out []testtmux.Setup
 	for _, sh := range testtmux.ShellNames() {
 		out = append(out, testtmux.Configs(sh)...)
+		out = append(out, testtmux.Plugins(sh)...) // skipped where the tools are not installed
 	}
 	return append(out,
 		testtmux.Started("fish", "sh-c", "sh", "-c", "fish"),

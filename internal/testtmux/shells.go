@@ -47,6 +47,7 @@ type Setup struct {
 	rc    string            // HOME-relative start-up file the config's extra lines go to
 	extra []string          // lines appended to rc
 	env   []string          // KEY=VALUE for the pane; $HOME is replaced by the pane's HOME
+	needs []string          // files (absolute) and commands the set-up needs besides the shell
 }
 
 // With returns s named config, with lines added to its start-up file (an rc set-up's).
@@ -71,6 +72,7 @@ func (s Setup) Require(t testing.TB) {
 	if b, ok := base[s.Shell]; ok {
 		RequireShell(t, b.Argv)
 	}
+	requireNeeds(t, s.needs)
 }
 
 // Name is "shell/config", for subtest names.
