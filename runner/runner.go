@@ -300,11 +300,24 @@ func (x *run) runCall(ctx context.Context, timeout time.Duration) (Result, error
 		// The pane stays reserved until the command really ends.
 		go x.background()
 	} else {
+		x.settle(ctx, res.Outcome)
 		// The record keeps how long it took, for wait_for_run (Run sets the call's own).
 		res.Elapsed = time.Since(x.rec.Started)
 		x.finish(&res)
 	}
 	return res, nil
+}
+
+// settle waits, after a command that completed, until the shell reads its command line again
+// (awaitPrompt: up to shellWait), before the run gives the pane back. In between the shell
+// runs its prompt hooks (direnv's, a git prompt, powerline's renderer) with the terminal in
+// canonical mode: keys sent then (send_keys right after the result) are echoed by the
+// terminal before the prompt, and the terminal itself takes C-r (reprint), C-u, C-w and C-v,
+// so fzf's or readline's history search never opens.
+func (x *run) settle(ctx context.Context, outcome Outcome) {
+	if outcome == Completed {
+		x.awaitPrompt(ctx)
+	}
 }
 
 // attempt types the line and waits, up to wctx, for the run's end; it returns a *NotRun when
@@ -580,6 +593,7 @@ func (x *run) background() {
 		x.waitFor(ctx, nil)
 		cancel()
 	}
+	x.settle(x.gone, x.result().Outcome)
 	x.finishWith(PaneDied)
 }
 
