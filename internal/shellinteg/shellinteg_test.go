@@ -9,6 +9,8 @@ import (
 )
 
 func TestCommand(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", "")
 	var f Files
 	defer f.Close()
 	for _, tc := range []struct {
@@ -55,7 +57,35 @@ func TestCommand(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// The files outlive Close (a pane's shell may start again after this process ended), and
+	// another Files (another server) uses them.
 	dir := f.dir
+	f.Close()
+	for name, text := range contents {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != text {
+			t.Errorf("after Close, %s: %v", name, err)
+		}
+	}
+	var g Files
+	defer g.Close()
+	if l, err := g.Command("bash", false, ""); err != nil || g.dir != dir || g.temp {
+		t.Errorf("another Files: %+v %v in %s, want %s", l, err, g.dir, dir)
+	}
+}
+
+// TestFilesWithoutHome: with no cache directory the files go to a temporary directory, which
+// Close removes.
+func TestFilesWithoutHome(t *testing.T) {
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	var f Files
+	if _, err := f.Command("fish", false, ""); err != nil {
+		t.Fatal(err)
+	}
+	dir := f.dir
+	if !f.temp {
+		t.Fatalf("files in %s, not a temporary directory", dir)
+	}
 	f.Close()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("Close left %s", dir)
