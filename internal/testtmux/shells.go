@@ -274,18 +274,27 @@ func (s *Server) StartShellNoWait(t testing.TB, su Setup) *ShellPane {
 	if err := writeHome(home, su); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HOME=" + home, "PS1=$ ", "XDG_CONFIG_HOME=" + home + "/.config", "XDG_DATA_HOME=" + home + "/.local/share"}
-	for _, kv := range su.env {
-		env = append(env, strings.ReplaceAll(kv, "$HOME", home))
-	}
 	s.shellSession()
 	args := []string{"new-window", "-d", "-t", "=sh:", "-P", "-F", "#{pane_id}", "-c", home}
-	for _, kv := range env {
+	for _, kv := range su.Environ(home) {
 		args = append(args, "-e", kv)
 	}
 	id := s.Tmux(append(args, su.Argv...)...)
 	return &ShellPane{S: s, ID: id, Home: home, Setup: su}
 }
+
+// Environ is the environment (KEY=VALUE) of su's shell with its HOME at home.
+func (su Setup) Environ(home string) []string {
+	env := []string{"HOME=" + home, "PS1=$ ", "XDG_CONFIG_HOME=" + home + "/.config", "XDG_DATA_HOME=" + home + "/.local/share"}
+	for _, kv := range su.env {
+		env = append(env, strings.ReplaceAll(kv, "$HOME", home))
+	}
+	return env
+}
+
+// WriteHome makes home, holding su's start-up files, for su's shell started otherwise than
+// by StartShell (by the server under test), with Environ(home).
+func (su Setup) WriteHome(home string) error { return writeHome(home, su) }
 
 // shellSession makes the session "sh" that holds the set-ups' windows, once, with a first
 // window that only holds the session open (cat waits on its terminal, costing nothing), so

@@ -79,6 +79,9 @@ func (fs *Panes) Follow(ctx context.Context, ts *tmux.Server, pane string, fromS
 	off := w.Offset() // now, not when the reader starts: a new shell's first prompt may be next
 	fctx, cancel := context.WithCancel(context.Background())
 	f := &Pane{key: k, since: time.Now(), fromStart: fromStart, cancel: cancel, done: make(chan struct{}), w: w, used: time.Now(), adv: make(chan struct{})}
+	if fromStart {
+		f.h.AtStart()
+	}
 	if old, err := fs.add(f); old != nil || err != nil {
 		cancel()
 		w.Release()

@@ -57,6 +57,8 @@ type History struct {
 	echo     typed
 	prompt   typed // the prompt being drawn (after A, before B): its width on its last row
 	inPrompt bool
+	idle     lineCount // what was shown since the shell went idle (a command ended, a prompt began)
+	hookC    bool      // a prompt hook's C was ignored since (see hookMark)
 	out      lineCount // the running command's output lines
 	runs     []string
 	cur      int    // the ID of the running command, while phase is phRunning
@@ -76,6 +78,15 @@ func (h *History) LastMark() time.Time { return h.lastMark }
 
 // AtPrompt says whether the shell sits at its prompt (a prompt or input mark came last).
 func (h *History) AtPrompt() bool { return h.sawMarks && h.phase != phRunning }
+
+// AtStart says the stream begins as the shell starts (it was followed from the pane's
+// creation): what comes before the first prompt is the output of its start-up files, not a
+// command line being typed, and a C mark there is a hook's (see hookMark), not a command's.
+func (h *History) AtStart() {
+	if h.phase == phUnknown {
+		h.toIdle()
+	}
+}
 
 // SetCwd sets the directory of the commands that start from now on, for a shell that does not
 // report it.
@@ -198,6 +209,7 @@ func (h *History) text(b []byte) {
 	}
 	switch h.phase {
 	case phIdle:
+		h.idle.write(b)
 		if h.inPrompt {
 			h.prompt.write(b)
 		}
@@ -223,7 +235,7 @@ func (h *History) event(ev Event, now time.Time) {
 		h.line = ev.Cmdline
 	case Prompt:
 		h.end(nil, ev.At, now) // a command with no D (a prompt without one, or a lost D)
-		h.phase = phIdle
+		h.toIdle()
 		h.prompt.reset()
 		h.inPrompt = true
 	case Input:
@@ -232,11 +244,14 @@ func (h *History) event(ev Event, now time.Time) {
 		if h.phase == phIdle && h.inPrompt {
 			origin = h.prompt.col
 		}
-		h.phase, h.inPrompt = phInput, false
+		h.phase, h.inPrompt, h.hookC = phInput, false, false
 		h.echo.resetAt(origin)
 	case Output:
 		if h.phase == phRunning {
 			return // doubled: a prompt that has its own marks beside ours
+		}
+		if h.hookMark() {
+			return
 		}
 		text := ev.Cmdline
 		if text == "" {
@@ -258,7 +273,7 @@ func (h *History) event(ev Event, now time.Time) {
 			}
 			h.end(st, ev.At, now)
 		}
-		h.phase = phIdle
+		h.toIdle()
 	case RunStart:
 		h.runStart(ev, now)
 	case RunEnd, RunFail:
@@ -271,6 +286,26 @@ func (h *History) event(ev Event, now time.Time) {
 			// The shell's own D for the wrapper's line may follow: it finds nothing running.
 		}
 	}
+}
+
+// toIdle says the shell is between commands: a command ended, or a prompt began.
+func (h *History) toIdle() {
+	h.phase, h.idle, h.hookC = phIdle, lineCount{}, false
+}
+
+// hookMark reports whether a C mark, coming while the shell is idle (not after B), is a
+// prompt hook's: a preexec hook that also runs for the shell's own prompt commands (a DEBUG
+// trap that prints C before each command of bash's PROMPT_COMMAND, such as direnv's hook or
+// history -a) marks no command. A command typed at a prompt without B shows, before its C,
+// the prompt and the line typed; a hook's C comes with nothing shown since the last command
+// ended or the prompt began, and so does every C after it until the prompt's next mark
+// (direnv's hook prints between them).
+func (h *History) hookMark() bool {
+	if h.phase != phIdle {
+		return false
+	}
+	h.hookC = h.hookC || !h.idle.seen
+	return h.hookC
 }
 
 // runStart begins a run of this server: inside the command the shell marked (the typed
@@ -320,7 +355,7 @@ func (h *History) end(st *int, at int64, now time.Time) {
 		c.Lines++
 	}
 	h.out = lineCount{}
-	h.phase = phIdle
+	h.toIdle()
 	if outer := h.outer; outer != 0 {
 		h.outer = 0
 		if outer != c.ID && h.running(outer) != nil {
@@ -343,6 +378,7 @@ type lineCount struct {
 	state   uint8 // psGround, psEsc, psOSC, tsCSI
 	cr      bool
 	visible bool
+	seen    bool // a character other than a blank was shown
 }
 
 func (l *lineCount) write(b []byte) (lines int) {
@@ -384,7 +420,7 @@ func (l *lineCount) write(b []byte) (lines int) {
 				l.cr, l.visible = false, false
 			}
 			if c != ' ' {
-				l.visible = true
+				l.visible, l.seen = true, true
 			}
 		}
 	}

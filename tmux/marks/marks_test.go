@@ -1,6 +1,8 @@
 package marks
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,6 +271,34 @@ func TestHistoryRunInNestedShell(t *testing.T) {
 		}
 		if tc.status == 0 && (r.Status == nil || *r.Status != 2) {
 			t.Errorf("%s: the run's status: %+v", tc.name, r)
+		}
+	}
+}
+
+// TestHistoryPromptHookMarks: a user's preexec hook in a DEBUG trap prints C before each
+// command bash runs for its prompt (the integration's, direnv's, history -a), with its own
+// D and A among them, after a command and after a run: only the commands typed and the run
+// are listed. A prompt without B still lists what is typed at it.
+func TestHistoryPromptHookMarks(t *testing.T) {
+	title := func(s string) string { return "\x1b]2;" + s + "\x07" + mC }
+	prompt := title("__tmux_mcp_pre") + mD("1") + "\x1b]7;file://h/p\x07" + mA + title("_direnv_hook") +
+		"direnv: loading ~/p/.envrc\r\n" + title("history -a") + title("history -n") + mD("0") + mA +
+		title("__tmux_mcp_post") + "u@h ~/p\r\n" + mB + "❯ "
+	run := "\x1b]6973;r1;S\x07ran\r\n\x1b]6973;r1;E;0\x07"
+	stream := "false\r\n" + mC + title("false") + prompt + " { . /r1; }\r\n" + mC + title("{") + run + prompt +
+		"make\r\n" + mC + "made\r\n" + prompt +
+		mA + "$ " + "ls\r\n" + mC + "a\r\n" + mD("0") // no B
+	for split := 0; split < len(stream); split += 5 {
+		var h History
+		h.Runs("echo ran")
+		h.Write([]byte(stream[:split]), 0, time.Now())
+		h.Write([]byte(stream[split:]), int64(split), time.Now())
+		var got []string
+		for _, c := range h.Commands(0) {
+			got = append(got, fmt.Sprintf("%s=%v/%d", c.Command, c.Status != nil && *c.Status == 0, c.Lines))
+		}
+		if want := []string{"false=false/0", "echo ran=true/1", "❯ make=false/1", "=true/1"}; !slices.Equal(got, want) {
+			t.Fatalf("split %d: %q, want %q", split, got, want)
 		}
 	}
 }
