@@ -58,7 +58,7 @@ var fishPluginLines = []string{
 // Plugins lists a shell's set-ups with those tools (none for a shell they are not set up for
 // here): plugins (rc with the tools), plugins-vi (and vi mode: bash's with its mode in the
 // prompt), powerline (bash's rc with powerline's prompt, without its daemon, so that every
-// prompt runs powerline's renderer). Require skips one whose tools are not installed.
+// prompt runs powerline's renderer, and direnv's hook). Require skips one whose tools are not installed.
 func Plugins(shell string) []Setup {
 	rc := Config(shell, "rc")
 	rc.files = mergeFiles(rc.files, pluginFiles)
@@ -69,8 +69,8 @@ func Plugins(shell string) []Setup {
 		p.needs = []string{bashCompletion, fzfBash, fzfBashCompl, "direnv", "fzf", "git"}
 		vi := p.With("plugins-vi", viLines["bash"].lines...)
 		vi.Vi, vi.ViIndicator = true, viLines["bash"].indicator
-		pl := rc.With("powerline", "POWERLINE_BASH_CONTINUATION=1", "POWERLINE_BASH_SELECT=1", ". "+powerlineBash)
-		pl.needs = []string{powerlineBash, "powerline"}
+		pl := rc.With("powerline", "POWERLINE_BASH_CONTINUATION=1", "POWERLINE_BASH_SELECT=1", ". "+powerlineBash, `eval "$(direnv hook bash)"`)
+		pl.needs = []string{powerlineBash, "powerline", "direnv"}
 		// powerline's last segment: its separator, then blanks.
 		pl.Prompt = regexp.MustCompile("\ue0b0[\u00a0 ]*$")
 		return []Setup{p, vi, pl}
