@@ -248,7 +248,12 @@ func (h *History) event(ev Event, now time.Time) {
 		h.echo.resetAt(origin)
 	case Output:
 		if h.phase == phRunning {
-			return // doubled: a prompt that has its own marks beside ours
+			// Doubled: a prompt that has its own marks beside ours. The command line one of
+			// them carries is the one typed (the other's C took it from the screen).
+			if c := h.current(); c != nil && !c.ByServer && ev.Cmdline != "" {
+				c.Command, c.Lost = ev.Cmdline, false
+			}
+			return
 		}
 		if h.hookMark() {
 			return

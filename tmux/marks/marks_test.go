@@ -144,6 +144,9 @@ func TestTyped(t *testing.T) {
 		{"ls\x1b[3Cx", "ls   x"},
 		{"héllo wörld", "héllo wörld"},
 		{"abc\x1b[1G\x1b[Pz", "zc"},
+		// A right prompt (fish's, drawn first, then the line typed): not the command's.
+		{"\r\x1b[92C12:00:01\r\x1b[92C\r\x1b[2Cfalse\r\x1b[92C12:00:02\r\n", "false"},
+		{"make\x1b[60C\x1b[90m12:00:01\x1b[m\r\n", "make"},
 	} {
 		var ty typed
 		ty.write([]byte(tc.in))
@@ -300,5 +303,16 @@ func TestHistoryPromptHookMarks(t *testing.T) {
 		if want := []string{"false=false/0", "echo ran=true/1", "❯ make=false/1", "=true/1"}; !slices.Equal(got, want) {
 			t.Fatalf("split %d: %q, want %q", split, got, want)
 		}
+	}
+}
+
+// TestHistoryDoubledCmdline: of two C marks for one command (the user's preexec hook's and
+// the integration's), the command line the second carries is the command's, not what the
+// screen showed (here with a right prompt drawn close to it).
+func TestHistoryDoubledCmdline(t *testing.T) {
+	var h History
+	h.Write([]byte(mA+"$ "+mB+"ls -l\x1b[3C12:00:01\r\n"+mC+"\x1b]133;C;cmdline_url=ls%20-l\x07out\r\n"+mD("0")), 0, time.Time{})
+	if cmds := h.Commands(0); len(cmds) != 1 || cmds[0].Command != "ls -l" || cmds[0].Lines != 1 {
+		t.Fatalf("%+v", cmds)
 	}
 }

@@ -153,7 +153,7 @@ func (t *typed) csi(c byte) {
 			end := min(t.col+n, len(*line))
 			*line = append((*line)[:t.col], (*line)[end:]...)
 		}
-	case '@': // insert blanks
+	case '@': // insert blanks (written: they are the line's)
 		if t.col < len(*line) && len(*line)+n <= maxTyped {
 			ins := make([]rune, n)
 			for i := range ins {
@@ -175,7 +175,7 @@ func (t *typed) put(r rune) {
 	}
 	line := t.cur()
 	for len(*line) < t.col {
-		*line = append(*line, ' ')
+		*line = append(*line, unwritten)
 	}
 	if t.col < len(*line) {
 		(*line)[t.col] = r
@@ -185,15 +185,19 @@ func (t *typed) put(r rune) {
 	t.col++
 }
 
+// unwritten is a cell the cursor moved past without writing it.
+const unwritten = rune(0)
+
 // text returns the typed command line: its lines without trailing blanks, empty lines at the
-// end dropped.
+// end dropped, and without a right prompt.
 func (t *typed) text() string {
 	var out []string
 	for i, l := range t.lines {
 		if i == 0 {
 			l = l[min(t.origin, len(l)):] // the prompt's cells, drawn again by a redraw
 		}
-		out = append(out, strings.TrimRight(string(l), " "))
+		l = withoutRight(l)
+		out = append(out, strings.TrimRight(strings.ReplaceAll(string(l), string(unwritten), " "), " "))
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
@@ -205,3 +209,29 @@ func (t *typed) text() string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// withoutRight cuts a right prompt off a line of cells: what a line editor drew after moving
+// the cursor past at least rightGap cells it never wrote, beyond the text typed (fish's
+// fish_right_prompt, zsh's RPROMPT, on the command line's row and kept there once it is
+// entered). Typed text is drawn cell after cell; a line editor that moves over blanks rather
+// than write them (zsh) moves over a few, as a command holds them.
+func withoutRight(l []rune) []rune {
+	start := 0
+	for start < len(l) && (l[start] == unwritten || l[start] == ' ') {
+		start++
+	}
+	gap := 0
+	for i := start; i < len(l); i++ {
+		if l[i] != unwritten {
+			gap = 0
+			continue
+		}
+		if gap++; gap == rightGap {
+			return l[:i+1-gap]
+		}
+	}
+	return l
+}
+
+// rightGap is the least run of unwritten cells before a right prompt.
+const rightGap = 8
