@@ -53,6 +53,8 @@ func pluginRuns(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane)
 	p.WaitState("the text left typed", func(_, before string) bool { return strings.HasSuffix(before, "echo ag") })
 	want("echo after-suggestion", "after-suggestion")
 	want("echo again", "again")
+	// The run's cd is its subshell's: direnv's hook, at the prompt, loads nothing.
+	want("cd "+testtmux.ProjectDir+" && make", "built with no env")
 	p.Type("cd " + testtmux.ProjectDir)
 	p.WaitState("direnv's message", func(screen, _ string) bool { return strings.Contains(screen, "envrc: project environment loaded") })
 	p.WaitPrompt()
