@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +66,28 @@ func pluginRuns(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane)
 	screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID)
 	if strings.Contains(screen, "again and again\n") || strings.Contains(screen, "tmux-mcp-") {
 		t.Errorf("the suggestion ran, or the typed line shows:\n%s", screen)
+	}
+}
+
+// TestEngineFzfOpen: with fzf's history search open (C-r, a key binding: fzf runs in the
+// shell's own process group), a run is refused naming fzf; once it is closed, it runs.
+func TestEngineFzfOpen(t *testing.T) {
+	tmx, ts, r := realRunner(t)
+	su := testtmux.Plugins("bash")[0]
+	su.Require(t)
+	p := tmx.StartShell(t, su)
+	defer p.Kill()
+	p.Keys("C-r")
+	fzfInfo := regexp.MustCompile(`(?m)^\s+\d+/\d+`)
+	p.WaitState("fzf's list", func(screen, _ string) bool { return fzfInfo.MatchString(screen) })
+	_, err := engineRun(t, r, ts, p, "echo x", 20*time.Second)
+	var ref *Refusal
+	if !errors.As(err, &ref) || ref.Reason != ShellBusy || !strings.Contains(err.Error(), "runs fzf itself") {
+		t.Fatalf("with fzf open: %v", err)
+	}
+	p.Keys("Escape")
+	p.WaitPrompt()
+	if res, err := engineRun(t, r, ts, p, "echo x", 20*time.Second); err != nil || res.Output != "x" {
+		t.Fatalf("after fzf: %+v %v", res, err)
 	}
 }

@@ -32,6 +32,7 @@ type Refusal struct {
 	Program string // the foreground program (NotShell)
 	Mode    string // the pane's mode (InMode), when known
 	Holder  string // what reserves the pane (Busy)
+	Running string // the programs the shell runs itself (ShellBusy), when known
 	Window  string // the pane's window (Synchronized)
 }
 
@@ -57,6 +58,9 @@ func (r *Refusal) Error() string {
 	case NotShell:
 		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
 	case ShellBusy:
+		if r.Running != "" {
+			return fmt.Sprintf("the shell in pane %s is not at its prompt: it runs %s itself (a program one of its key bindings started, such as fzf's C-r, or a loop typed at its prompt)", r.Pane, r.Running)
+		}
 		return fmt.Sprintf("the shell in pane %s is not at its prompt (it is still starting, or runs something itself, such as a loop typed at its prompt)", r.Pane)
 	case LostRun:
 		return fmt.Sprintf("pane %s shows no prompt since its last run was lost from view (the connection to its host dropped): that command may still be running, and would read the typed line as its input; nothing was typed", r.Pane)

@@ -87,10 +87,26 @@ func (x *run) awaitShell(ctx context.Context) error {
 				// The table does not tell (the pane's process is gone, or another user's).
 				return x.awaitShellPortable(ctx)
 			}
-			return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand}
+			return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand, Running: x.busyWith(leader.PID)}
 		}
 		x.skip(ctx, deadline)
 	}
+}
+
+// busyWith names the programs a shell that is not at its prompt runs itself, in its own
+// process group (up to 3, "" when none): fzf that a key binding started (C-r), the command of a
+// loop typed at the prompt.
+func (x *run) busyWith(shell int) string {
+	procs, _ := x.r.table.Descendants(shell, 64)
+	var names []string
+	for _, p := range procs {
+		if _, isShell := shellrun.ShellOf(p.Name); !isShell && p.Name != "" {
+			names = append(names, cmp.Or(p.Comm, p.Name))
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	return strings.Join(names[:min(3, len(names))], ", ")
 }
 
 // awaitPrompt waits, up to shellWait, until the shell the line was typed into waits for input
