@@ -37,6 +37,9 @@ func histFileCases() []histFileCase {
 		{zshRc("histfile-nounset", "set -u"), ".zsh_history", 1},
 		{testtmux.Config("zsh", "rc"), ".zsh_history", 1},
 		{testtmux.Config("zsh", "strict"), ".zsh_history", 1},
+		// The plugins set-ups' history holds a line of an earlier server's framing already.
+		{testtmux.ZshPlugins()[0], ".zsh_history", 2},
+		{testtmux.ZshPlugins()[1], ".zsh_history", 2},
 		{bashRc("histfile"), ".bash_history", 0},
 		{bashRc("histappend", "shopt -s histappend"), ".bash_history", 0},
 		{bashRc("prompt-command", "shopt -s histappend", "PROMPT_COMMAND='history -a'"), ".bash_history", 0},

@@ -212,6 +212,30 @@ func Configs(shell string) []Setup {
 	return out
 }
 
+// zshPluginFiles are what the plugins set-ups source, from Debian's packages fzf,
+// zsh-autosuggestions and zsh-syntax-highlighting (.ci/run installs them).
+var zshPluginFiles = []string{
+	"/usr/share/doc/fzf/examples/key-bindings.zsh",
+	"/usr/share/doc/fzf/examples/completion.zsh",
+	"/usr/share/zsh-autosuggestions/zsh-autosuggestions.zsh",
+	"/usr/share/zsh-syntax-highlighting/zsh-syntax-highlighting.zsh",
+}
+
+// ZshPlugins lists zsh as most of its users run it: an oh-my-zsh-like .zshrc (compinit, shared
+// history, auto_cd, correct, a two-line prompt with vcs_info and a right prompt) sourcing fzf's
+// key bindings and completion, zsh-autosuggestions and zsh-syntax-highlighting, with a history
+// for the suggestions to come from: "plugins", and "plugins-vi" with bindkey -v. Their Require
+// skips a test when a plugin is not installed.
+func ZshPlugins() []Setup {
+	p := Config("zsh", "rc")
+	p.Config, p.needs = "plugins", zshPluginFiles
+	p.files = map[string]string{".zshrc": "zshrc-plugins", ".zsh_history": "zsh_history-plugins"}
+	p.HistoryFile = ".zsh_history"
+	vi := p
+	vi.Config, vi.Vi, vi.extra = "plugins-vi", true, []string{"bindkey -v", "KEYTIMEOUT=10"}
+	return []Setup{p, vi}
+}
+
 // Config returns one set-up of a shell by its config name.
 func Config(shell, config string) Setup {
 	for _, s := range Configs(shell) {
