@@ -512,6 +512,9 @@ func (x *run) launch(ctx context.Context) error {
 		return err
 	}
 	x.before = x.screenBefore(ctx)
+	if q, ok := x.before.question(); ok {
+		return asked(x.req.pane.PaneID, q)
+	}
 	typed = x.before.fit(typed)
 	// The typed line's echo comes after the stream's end; so may the shell's prompt, when
 	// tmux has not read it from the terminal yet (see echoFrom).

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -389,6 +390,47 @@ func (b before) start(rows []string, hist int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// shellQuestion matches the end of what a shell shows, left of the cursor, when it waits for a
+// one-key answer rather than a command line: zsh's spelling correction (its SPROMPT, by default
+// "zsh: correct 'x' to 'y' [nyae]? ", often "... [Yes, No, Abort, Edit]? ") and its check
+// before rm * ("zsh: sure you want to delete all 3 files in /tmp [yn]? "). zsh reads keys
+// until one it accepts: the typed line would answer it for the person (with the "n" in its
+// "functions", running a command as mistyped) and lose its start.
+var shellQuestion = regexp.MustCompile(`(?i)\[(nyae|yn|yes, no, abort, edit)\]\??:?$`)
+
+// question returns the question the shell asks at the cursor of b (see shellQuestion), with
+// the row above when the question wrapped onto the cursor's row.
+func (b before) question() (string, bool) {
+	if !b.ok {
+		return "", false
+	}
+	q := strings.TrimRight(b.left(), " ")
+	if !shellQuestion.MatchString(q) {
+		return "", false
+	}
+	if above := b.y - 1; above >= 0 && cellsOf(b.rows[above]) >= b.cols {
+		q = b.rows[above] + q // a full row above: the question wrapped
+	}
+	return q, true
+}
+
+// cellsOf is how many cells text takes on the screen.
+func cellsOf(text string) int {
+	w := 0
+	for _, r := range text {
+		w += screen.CellWidth(r)
+	}
+	return w
+}
+
+// asked is the error of a run into a pane whose shell asks a question (see question): nothing
+// was typed, and the person's answer is theirs to give.
+func asked(pane, q string) *NotRun {
+	return &NotRun{Pane: pane, refused: true,
+		Reason: fmt.Sprintf("its shell is asking a question, not showing its prompt: %q; keys typed now would answer it", truncate(q, 200)),
+		Hint:   `Nothing was typed. Answer the question if it is yours to answer (send_keys keys="n" enter=false declines; "a" aborts a spelling correction), or leave the pane to the person; then run the command again.`}
 }
 
 // left is the text of the cursor's row of b left of the cursor.
