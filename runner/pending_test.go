@@ -16,7 +16,8 @@ var viMode = map[string]string{"bash": "set -o vi", "zsh": "bindkey -v", "ksh": 
 
 // TestRunPendingInput leaves text on the shell's command line (typed without Enter, as
 // send_keys enter=false does), in emacs and vi mode, with the cursor at its end or moved left,
-// or (vi) back in command mode: the run must never run that text. It either succeeds with its
+// or (vi) back in command mode, or back in insert mode at the line's end ("A", the text ending
+// in "&&", so that a typed line after it would run it): the run must never run that text. It either succeeds with its
 // own output or fails saying nothing ran; either way the pane takes the next run.
 func TestRunPendingInput(t *testing.T) {
 	shells := [][]string{testtmux.Bash, testtmux.Zsh, testtmux.Dash, testtmux.Mksh, testtmux.Ksh, testtmux.Fish, {"busybox", "ash"}}
@@ -25,8 +26,8 @@ func TestRunPendingInput(t *testing.T) {
 			if mode == "vi" && viMode[sh[0]] == "" {
 				continue
 			}
-			for _, cursor := range []string{"end", "left", "command"} {
-				if cursor == "command" && mode != "vi" {
+			for _, cursor := range []string{"end", "left", "command", "append"} {
+				if (cursor == "command" || cursor == "append") && mode != "vi" {
 					continue
 				}
 				t.Run(sh[0]+"/"+mode+"/"+cursor, func(t *testing.T) {
@@ -49,7 +50,12 @@ func testPending(t *testing.T, sh []string, mode, cursor string) {
 		}
 	}
 	if mode == "vi" {
-		req.Command = viMode[sh[0]]
+		// Typed at the prompt, as a person would: a run's command runs in a subshell, where
+		// it would not change the line editor of the shell. The run after it is typed once
+		// the shell read the line.
+		send("-l", viMode[sh[0]])
+		send("Enter")
+		req.Command = "true"
 		if res, err := r.Run(context.Background(), ts, req); err != nil || res.Outcome != Completed {
 			t.Fatalf("vi mode: %+v %v", res, err)
 		}
@@ -59,13 +65,23 @@ func testPending(t *testing.T, sh []string, mode, cursor string) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(victim, "touched")
-	send("-l", "touch "+marker+"; rm -rf "+victim+" ")
+	pending := "touch " + marker + "; rm -rf " + victim + " "
+	if cursor == "append" {
+		pending += "&&" // the typed line after it would run it
+	}
+	send("-l", pending)
 	time.Sleep(200 * time.Millisecond)
 	switch cursor {
 	case "left":
 		send("Left", "Left", "Left")
 	case "command":
 		send("Escape")
+	case "append":
+		// Back to insert mode at the line's end: a vi line editor's kill (C-u) then kills
+		// only what is typed from there on.
+		send("Escape")
+		time.Sleep(200 * time.Millisecond)
+		send("A")
 	}
 	time.Sleep(200 * time.Millisecond)
 	req.Command = "echo hi"

@@ -45,7 +45,7 @@ const zshLineHead = `{ { __tmx_zx=${options[xtrace]}; (( ${+functions[builtin]} 
 // key names, or text tmux types as it is) that empty sh's command line, so that text left on
 // it (typed by send_keys without Enter, or by a person) is never run with the line. They are
 // chosen per shell to work in its emacs and vi insert modes wherever the cursor is (bash's,
-// ash's and fish's in vi command mode too), without ringing the bell on an empty line; where
+// ash's, fish's and zsh's in vi command mode too), without ringing the bell on an empty line; where
 // they cannot (vi command mode), the typed line is not echoed as typed, which the caller
 // checks before it presses Enter.
 //
@@ -75,9 +75,19 @@ func ClearKeys(sh Shell, again bool) [][]string {
 		// As for bash, with fishEnd for End; "A" also leaves vi normal mode (where fish's
 		// C-c would leave the cancelled line drawn above a new prompt).
 		return [][]string{{fishEnd, "A", "C-u"}}
+	case Zsh:
+		// C-u alone is kill-whole-line in emacs mode, but in vi insert mode it kills only
+		// what was typed since insert mode began: after Escape and "A" the text before stays,
+		// and a line ending in "&&" would run with the typed line. In vi insert mode ESC 0 is
+		// unbound, so zsh takes the Escape alone (to command mode, also when the keys come one
+		// by one after KEYTIMEOUT), "0" goes to the line's start and "S" empties the whole line
+		// into insert mode; in emacs mode ESC 0 is a digit argument, "S" is then inserted zero
+		// times and C-u kills the line. One group: zsh reads a key sequence no keymap binds as
+		// its bound prefix, then the rest (unlike ksh93). No bell but the Escape's in vi
+		// command mode, where the line is not empty.
+		return [][]string{{"Escape", "0", "S", "C-u"}}
 	}
-	// zsh (kill-whole-line), ksh93 and mksh (kill line), dash (the terminal's kill
-	// character in canonical mode).
+	// ksh93 and mksh (kill line), dash (the terminal's kill character in canonical mode).
 	return [][]string{{"C-u"}}
 }
 
