@@ -44,7 +44,11 @@ var tabRun = []byte{tab}
 // bar's last state wins (a line ended by CR LF keeps its text). Backspace
 // erases the previous character of the current line. ESC [ 2 K, and ESC [ K
 // right after a CR, clear the current line. ESC [ n C at the start of a line
-// becomes n blanks (at most 256). Invalid UTF-8 becomes U+FFFD, so
+// becomes n blanks (at most 256). ESC [ n D moves back over the current line's
+// characters, and what follows is written over them, as a line editor redraws
+// the words of a typed line in colour (zsh-syntax-highlighting); backspace, ESC
+// [ n C (up to the line's end) and ESC [ K then act at that place, until the
+// line's end is reached again. Invalid UTF-8 becomes U+FFFD, so
 // every line is valid UTF-8 without ESC, CR or other controls. Cursor
 // addressing is not emulated: full-screen programs read jumbled.
 //
@@ -72,6 +76,8 @@ type Filter struct {
 	csiArg    int  // first numeric CSI parameter, -1 when not plain digits
 	csiOther  bool // the CSI had private or intermediate bytes
 	cur       []byte
+	moved     bool   // a cursor move left: the next text overwrites cur from at, not appended
+	at        int    // where in cur (bytes), when moved
 	done      []byte // completed lines, concatenated (one allocation per Lines call)
 	ends      []int  // end offset in done of each completed line
 	hold      Holdback
@@ -217,7 +223,9 @@ func (f *Filter) control(c byte) {
 	case tab:
 		f.text(tabRun, false)
 	case bs:
-		if !f.crPending && len(f.cur) > 0 {
+		if f.moved && !f.crPending {
+			f.back(1)
+		} else if !f.crPending && len(f.cur) > 0 {
 			_, size := utf8.DecodeLastRune(f.cur)
 			f.cur = f.cur[:len(f.cur)-size]
 		}
@@ -238,20 +246,68 @@ func (f *Filter) csiFinal(c byte) {
 		}
 		return
 	}
-	if c == 'C' && !f.csiOther && !(f.alt && f.SkipAlternate) && len(f.cur) == 0 && !f.crPending {
-		f.indent()
-		return
-	}
-	if c != 'K' || f.csiOther || f.alt && f.SkipAlternate {
+	if f.csiOther || f.alt && f.SkipAlternate {
 		return
 	}
 	arg := f.csiArg
 	if arg < 0 {
 		arg = -1 - arg
 	}
-	if arg == 2 || arg == 1 || f.crPending {
-		f.cur = f.cur[:0]
+	switch {
+	case c == 'C' && len(f.cur) == 0 && !f.crPending:
+		f.indent()
+	case c == 'C' && f.moved && !f.crPending:
+		f.forward(max(arg, 1))
+	case c == 'D' && !f.crPending:
+		f.back(max(arg, 1))
+	case c != 'K':
+	case arg == 2 || arg == 1 || f.crPending:
+		f.cur, f.moved = f.cur[:0], false
+	case f.moved:
+		f.cur, f.moved = f.cur[:f.at], false // erase from the cursor to the line's end
 	}
+}
+
+// back moves the place the next text is written n characters left on the current line.
+func (f *Filter) back(n int) {
+	if !f.moved {
+		f.at, f.moved = len(f.cur), true
+	}
+	for ; n > 0 && f.at > 0; n-- {
+		_, size := utf8.DecodeLastRune(f.cur[:f.at])
+		f.at -= size
+	}
+}
+
+// forward moves it n characters right, at most to the line's end (where text is appended
+// again): a move past the end adds nothing, as a move right in a line's middle always did.
+func (f *Filter) forward(n int) {
+	for ; n > 0 && f.at < len(f.cur); n-- {
+		_, size := utf8.DecodeRune(f.cur[f.at:])
+		f.at += size
+	}
+	if f.at >= len(f.cur) {
+		f.moved = false
+	}
+}
+
+// put writes valid text to the current line: appended, or over its characters from f.at.
+func (f *Filter) put(b []byte) {
+	for f.moved && len(b) > 0 {
+		_, size := utf8.DecodeRune(b)
+		_, old := utf8.DecodeRune(f.cur[f.at:])
+		if size == old {
+			copy(f.cur[f.at:], b[:size])
+		} else {
+			f.cur = append(f.cur[:f.at], append(b[:size:size], f.cur[f.at+old:]...)...)
+		}
+		f.at += size
+		b = b[size:]
+		if f.at >= len(f.cur) {
+			f.moved = false
+		}
+	}
+	f.cur = append(f.cur, b...)
 }
 
 // maxIndent bounds the blanks a cursor movement puts before a line's text.
@@ -280,17 +336,24 @@ func (f *Filter) text(run []byte, atEnd bool) {
 	}
 	if f.crPending {
 		f.crPending = false
-		f.cur = f.cur[:0]
+		f.cur, f.moved = f.cur[:0], false
 	}
-	if f.hold.Len() == 0 && utf8.Valid(run) {
+	switch {
+	case f.hold.Len() == 0 && utf8.Valid(run) && !f.moved:
 		f.cur = append(f.cur, run...)
-	} else {
+	case f.hold.Len() == 0 && utf8.Valid(run):
+		f.put(run)
+	default:
 		if atEnd {
 			f.scratch = f.hold.Append(f.scratch[:0], run)
 		} else {
 			f.scratch = append(append(f.scratch[:0], f.hold.Flush()...), run...)
 		}
-		f.cur = appendValid(f.cur, f.scratch)
+		if !f.moved {
+			f.cur = appendValid(f.cur, f.scratch)
+		} else {
+			f.put(appendValid(nil, f.scratch))
+		}
 		if cap(f.scratch) > 64<<10 {
 			f.scratch = nil
 		}
@@ -307,12 +370,12 @@ func (f *Filter) flushHold() {
 	}
 	if f.crPending {
 		f.crPending = false
-		f.cur = f.cur[:0]
+		f.cur, f.moved = f.cur[:0], false
 	}
 	// Decoded like the same bytes inside one run: one U+FFFD per byte.
 	var held [3]byte
 	n := copy(held[:], f.hold.Flush())
-	f.cur = appendValid(f.cur, held[:n])
+	f.put(appendValid(nil, held[:n]))
 }
 
 // appendValid appends b to dst replacing each invalid byte with U+FFFD.
@@ -352,12 +415,13 @@ func (f *Filter) trim(line []byte, max int) []byte {
 		cut++
 	}
 	f.truncated += int64(cut)
+	f.moved = false
 	n := copy(line, line[cut:])
 	return line[:n]
 }
 
 func (f *Filter) endLine() {
-	f.crPending = false
+	f.crPending, f.moved = false, false
 	f.cur = f.trim(f.cur, f.maxLine())
 	f.done = append(f.done, f.cur...)
 	f.ends = append(f.ends, len(f.done))
