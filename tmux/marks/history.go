@@ -247,26 +247,7 @@ func (h *History) event(ev Event, now time.Time) {
 		h.phase, h.inPrompt, h.hookC = phInput, false, false
 		h.echo.resetAt(origin)
 	case Output:
-		if h.phase == phRunning {
-			// Doubled: a prompt that has its own marks beside ours. The command line one of
-			// them carries is the one typed (the other's C took it from the screen).
-			if c := h.current(); c != nil && !c.ByServer && ev.Cmdline != "" {
-				c.Command, c.Lost = ev.Cmdline, false
-			}
-			return
-		}
-		if h.hookMark() {
-			return
-		}
-		text := ev.Cmdline
-		if text == "" {
-			text = h.line
-		}
-		lost := false
-		if text == "" && (h.phase == phInput || h.phase == phUnknown) {
-			text, lost = h.echo.text(), h.echo.over
-		}
-		h.start(Command{Command: text, Lost: lost, OutStart: ev.End, queued: len(h.runs) > 0}, now)
+		h.output(ev, now)
 	case Done:
 		if c := h.current(); c != nil && c.ByServer && h.outer != 0 {
 			h.end(nil, ev.At, now) // what the run ran inside ended (a nested shell killed)
@@ -291,6 +272,31 @@ func (h *History) event(ev Event, now time.Time) {
 			// The shell's own D for the wrapper's line may follow: it finds nothing running.
 		}
 	}
+}
+
+// output takes a C mark: a command's output begins, unless it is a doubled mark or a prompt
+// hook's.
+func (h *History) output(ev Event, now time.Time) {
+	if h.phase == phRunning {
+		// Doubled: a prompt that has its own marks beside ours. The command line one of
+		// them carries is the one typed (the other's C took it from the screen).
+		if c := h.current(); c != nil && !c.ByServer && ev.Cmdline != "" {
+			c.Command, c.Lost = ev.Cmdline, false
+		}
+		return
+	}
+	if h.hookMark() {
+		return
+	}
+	text := ev.Cmdline
+	if text == "" {
+		text = h.line
+	}
+	lost := false
+	if text == "" && (h.phase == phInput || h.phase == phUnknown) {
+		text, lost = h.echo.text(), h.echo.over
+	}
+	h.start(Command{Command: text, Lost: lost, OutStart: ev.End, queued: len(h.runs) > 0}, now)
 }
 
 // toIdle says the shell is between commands: a command ended, or a prompt began.
