@@ -360,13 +360,21 @@ func TestRunTerminalLeftUnusable(t *testing.T) {
 				t.Fatalf("after %s: %v, want a hint naming %q and %q", tc.left, err, tc.cause, tc.undo)
 			}
 			keys := nr.Hint[strings.Index(nr.Hint, `keys="`)+6:]
-			// Keys that reach the terminal with the run's C-c still being taken are flushed
-			// with it; an agent's next call comes later.
-			time.Sleep(500 * time.Millisecond)
-			if _, err := ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "-l", keys[:strings.IndexByte(keys, '"')]}, []string{"send-keys", "-t", p.PaneID, "Enter"}); err != nil {
-				t.Fatal(err)
+			keys = keys[:strings.IndexByte(keys, '"')]
+			// Keys a line editor reads before it took the run's C-c are dropped with its line
+			// (a loaded machine): as an agent would, they are sent again when they did not
+			// take.
+			for try := 1; ; try++ {
+				if _, err := ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "-l", keys}, []string{"send-keys", "-t", p.PaneID, "Enter"}); err != nil {
+					t.Fatal(err)
+				}
+				if terminalLike(p, 3*time.Second) {
+					break
+				}
+				if try == 5 {
+					waitTerminalLike(t, p)
+				}
 			}
-			waitTerminalLike(t, p)
 			if res, err := r.Run(context.Background(), ts, req); err != nil || res.Output != long[5:] {
 				t.Fatalf("after the hint (%s): %+v %v", nr.Hint, res, err)
 			}
@@ -374,15 +382,26 @@ func TestRunTerminalLeftUnusable(t *testing.T) {
 	}
 }
 
-// waitTerminalLike waits until pane p's terminal has echo on and the pane's size.
-func waitTerminalLike(t *testing.T, p tmux.Pane) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+// terminalLike reports whether pane p's terminal has echo on and the pane's size, or gets
+// them within d.
+func terminalLike(p tmux.Pane, d time.Duration) bool {
+	for end := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
 		m, err := termstate.ReadMode(p.PaneTTY)
 		cols, rows, err2 := termstate.ReadSize(p.PaneTTY)
 		if err == nil && err2 == nil && !m.Hidden() && cols == p.PaneWidth && rows == p.PaneHeight {
-			return
+			return true
 		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// waitTerminalLike waits until pane p's terminal has echo on and the pane's size.
+func waitTerminalLike(t *testing.T, p tmux.Pane) {
+	t.Helper()
+	if terminalLike(p, 10*time.Second) {
+		return
 	}
 	m, _ := termstate.ReadMode(p.PaneTTY)
 	cols, rows, _ := termstate.ReadSize(p.PaneTTY)
