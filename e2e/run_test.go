@@ -356,7 +356,7 @@ func TestRunTimeoutAndReservation(t *testing.T) {
 	_, pane := c.Tmx.NewSession("slow", testtmux.Bash...)
 	began := time.Now()
 	// Asked for 60 s, clamped to the 1 s ceiling and reported, never refused.
-	res := c.Call("run_shell_command", map[string]any{"paneId": pane, "command": "sleep 1.6; echo done", "timeoutMs": 60000})
+	res := c.Call("run_shell_command", map[string]any{"paneId": pane, "command": "sleep 8; echo done", "timeoutMs": 60000})
 	var out runOut
 	b, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(b, &out)
@@ -371,18 +371,19 @@ func TestRunTimeoutAndReservation(t *testing.T) {
 	if !strings.Contains(tx, "wait_for_run pane_id="+pane) || !strings.Contains(tx, "C-c") || strings.Contains(tx, "[exit") || strings.Contains(tx, "again") {
 		t.Errorf("text of a timeout: %q", tx)
 	}
-	// Refused to other runs, naming the first, until it ends.
+	// Refused to other runs, naming the first, until it ends (after 1.5 s each: a run about
+	// to end is waited for).
 	msg := c.Fail("run_shell_command", map[string]any{"paneId": pane, "command": "true"})
-	if !strings.Contains(msg, `run_shell_command "sleep 1.6; echo done"`) {
+	if !strings.Contains(msg, `run_shell_command "sleep 8; echo done"`) {
 		t.Errorf("second run: %q", msg)
 	}
 	msg = c.Fail("run_command", map[string]any{"pane_id": pane, "command": "true"})
-	if !strings.Contains(msg, "sleep 1.6") {
+	if !strings.Contains(msg, "sleep 8") {
 		t.Errorf("run_command on the reserved pane: %q", msg)
 	}
 	// Usable once it ended.
 	out = c.runWhenFree(pane, "echo again")
-	if out.Output != "again" || time.Since(began) < 1600*time.Millisecond {
+	if out.Output != "again" || time.Since(began) < 8*time.Second {
 		t.Errorf("after the slow command: %+v (at %v)", out, time.Since(began))
 	}
 }
@@ -413,7 +414,7 @@ func TestRunTwoOnOnePane(t *testing.T) {
 	first := make(chan runOut, 1)
 	go func() {
 		res, err := c.CS.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_shell_command",
-			Arguments: map[string]any{"paneId": pane, "command": "echo first-started; sleep 0.5; echo first"}})
+			Arguments: map[string]any{"paneId": pane, "command": "echo first-started; sleep 4; echo first"}})
 		var out runOut
 		if err == nil {
 			b, _ := json.Marshal(res.StructuredContent)
@@ -423,7 +424,7 @@ func TestRunTwoOnOnePane(t *testing.T) {
 	}()
 	c.Tmx.WaitFor(pane, func(screen string) bool { return strings.Contains(screen, "\nfirst-started") })
 	msg := c.Fail("run_shell_command", map[string]any{"paneId": pane, "command": "echo second"})
-	if !strings.Contains(msg, "echo first-started; sleep 0.5; echo first") {
+	if !strings.Contains(msg, "echo first-started; sleep 4; echo first") {
 		t.Errorf("second run refused without naming the first: %q", msg)
 	}
 	if out := <-first; out.Output != "first-started\nfirst" || out.status() != 0 {
