@@ -13,24 +13,32 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
 
-// questionCase is a line a person entered in a zsh set-up, which the shell answers with a
-// question (ask, its end on the screen), and the key that answers it.
+// questionCase is a line a person entered in a shell's set-up (typed, then Enter), or keys
+// they pressed, which the shell answers with a question (ask, its end on the screen), and the
+// keys that answer it and leave the prompt.
 type questionCase struct {
 	su     testtmux.Setup
 	typed  string
+	keys   []string
 	ask    *regexp.Regexp
-	answer string
+	answer []string
 }
 
 func questionCases() []questionCase {
 	rc := testtmux.Config("zsh", "rc")
 	return []questionCase{
 		// zsh asks before rm * by default (no RM_STAR_SILENT).
-		{rc.With("rm-star"), "rm ~/files/*", regexp.MustCompile(`\[yn\]\? ?$`), "n"},
-		{rc.With("correct", "setopt correct"), "ecoh by-the-person", regexp.MustCompile(`\[nyae\]\? ?$`), "a"},
-		{rc.With("correct-sprompt", "setopt correct", "SPROMPT='Correct %R to %r? [Yes, No, Abort, Edit] '"),
-			"ecoh by-the-person", regexp.MustCompile(`\[Yes, No, Abort, Edit\] ?$`), "a"},
-		{testtmux.ZshPlugins()[0], "ecoh by-the-person", regexp.MustCompile(`\[nyae\]\? ?$`), "a"},
+		{su: rc.With("rm-star"), typed: "rm ~/files/*", ask: regexp.MustCompile(`\[yn\]\? ?$`), answer: []string{"n"}},
+		{su: rc.With("correct", "setopt correct"), typed: "ecoh by-the-person", ask: regexp.MustCompile(`\[nyae\]\? ?$`), answer: []string{"a"}},
+		{su: rc.With("correct-sprompt", "setopt correct", "SPROMPT='Correct %R to %r? [Yes, No, Abort, Edit] '"),
+			typed: "ecoh by-the-person", ask: regexp.MustCompile(`\[Yes, No, Abort, Edit\] ?$`), answer: []string{"a"}},
+		{su: testtmux.ZshPlugins()[0], typed: "ecoh by-the-person", ask: regexp.MustCompile(`\[nyae\]\? ?$`), answer: []string{"a"}},
+		// Completion of a directory with more entries than the shell lists unasked (an agent's
+		// send_keys of Tab does this as often as a person).
+		{su: testtmux.Config("bash", "clean"), keys: []string{"ls /usr/bin/", "Tab", "Tab"},
+			ask: regexp.MustCompile(`possibilities\? \(y or n\) ?$`), answer: []string{"n", "C-u"}},
+		{su: testtmux.Config("zsh", "clean"), keys: []string{"ls /usr/bin/", "Tab"},
+			ask: regexp.MustCompile(`possibilities \(\d+ lines\)\? ?$`), answer: []string{"n", "C-u"}},
 	}
 }
 
@@ -59,7 +67,11 @@ func TestRunShellQuestion(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				p.Type(c.typed)
+				if c.keys != nil {
+					p.Keys(c.keys...)
+				} else {
+					p.Type(c.typed)
+				}
 				p.WaitState("the question", func(_, before string) bool { return c.ask.MatchString(before) })
 				questionRun(t, r, ts, p, c, files)
 			})
@@ -79,7 +91,7 @@ func questionRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane
 	if entries, err := os.ReadDir(files); err != nil || len(entries) != 2 {
 		t.Fatalf("the files of rm * are gone: %v %v", entries, err)
 	}
-	p.Keys(c.answer)
+	p.Keys(c.answer...)
 	p.WaitPrompt()
 	if res, err := engineRun(t, r, ts, p, "echo after", 20*time.Second); err != nil || res.Outcome != Completed || res.Output != "after" {
 		t.Fatalf("after the answer: %+v %v; screen:\n%s", res, err, p.S.Tmux("capture-pane", "-p", "-t", p.ID))
@@ -98,6 +110,9 @@ func TestQuestionFake(t *testing.T) {
 		{[]string{"zsh: correct 'ecoh' to 'echo' [nyae]? "}, 38, "zsh: correct 'ecoh' to 'echo' [nyae]?"},
 		{[]string{"Correct ecoh to echo? [Yes, No, Abort, Edit] "}, 46, "Correct ecoh to echo? [Yes, No, Abort, Edit]"},
 		{[]string{long[:60], long[60:] + " [yn]? "}, len(long) - 60 + 7, long + " [yn]?"},
+		{[]string{"$ ls /usr/bin/", "Display all 1173 possibilities? (y or n)"}, 40, "Display all 1173 possibilities? (y or n)"},
+		{[]string{"zsh: do you wish to see all 1173 possibilities (391 lines)? "}, 61, "zsh: do you wish to see all 1173 possibilities (391 lines)?"},
+		{[]string{"[", "--More--"}, 8, "--More--"},
 		{[]string{"❯ "}, 2, ""},
 		{[]string{"❯ echo [yn]?"}, 2, ""},
 	} {

@@ -397,8 +397,11 @@ func (b before) start(rows []string, hist int) (int, bool) {
 // "zsh: correct 'x' to 'y' [nyae]? ", often "... [Yes, No, Abort, Edit]? ") and its check
 // before rm * ("zsh: sure you want to delete all 3 files in /tmp [yn]? "). zsh reads keys
 // until one it accepts: the typed line would answer it for the person (with the "n" in its
-// "functions", running a command as mistyped) and lose its start.
-var shellQuestion = regexp.MustCompile(`(?i)\[(nyae|yn|yes, no, abort, edit)\]\??:?$`)
+// "functions", running a command as mistyped) and lose its start. And the question before
+// listing many completions, after a Tab (bash's readline: "Display all 1173 possibilities? (y
+// or n)"; zsh: "zsh: do you wish to see all 1173 possibilities (391 lines)? "), and readline's
+// pager of that list ("--More--"): the line's first space would answer yes.
+var shellQuestion = regexp.MustCompile(`(?i)(\[(nyae|yn|yes, no, abort, edit)\]\??:?|possibilities\? \(y or n\)|possibilities \(\d+ lines?\)\?|--More--)$`)
 
 // question returns the question the shell asks at the cursor of b (see shellQuestion), with
 // the row above when the question wrapped onto the cursor's row.
@@ -430,7 +433,7 @@ func cellsOf(text string) int {
 func asked(pane, q string) *NotRun {
 	return &NotRun{Pane: pane, refused: true,
 		Reason: fmt.Sprintf("its shell is asking a question, not showing its prompt: %q; keys typed now would answer it", truncate(q, 200)),
-		Hint:   `Nothing was typed. Answer the question if it is yours to answer (send_keys keys="n" enter=false declines; "a" aborts a spelling correction), or leave the pane to the person; then run the command again.`}
+		Hint:   `Nothing was typed. Answer the question if it is yours to answer (send_keys keys="n" enter=false declines; "a" aborts a spelling correction; "q" ends a --More-- list), or leave the pane to the person; then run the command again.`}
 }
 
 // left is the text of the cursor's row of b left of the cursor.
