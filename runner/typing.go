@@ -587,13 +587,23 @@ func (x *run) send(ctx context.Context, ops ...tmux.Op) error {
 // cursor arithmetic says (readline assumes its prompt starts in column 0, which it does not
 // after output without a final newline; fish redraws a multi-row prompt).
 func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
+	r, cols := x.findTyped(ctx, typed)
+	if r != nil {
+		// A shell in verbose mode echoes the typed line below it once it has read it.
+		r.Echo = shellrun.EchoRows(len(typed), cols)
+	}
+	return r
+}
+
+// findTyped is redrawAt's search, with the screen's width.
+func (x *run) findTyped(ctx context.Context, typed string) (*shellrun.Redraw, int) {
 	// A screen read once the line showed (the one that showed it, or echoed's) is the one to
 	// look at.
 	s, ok := shown{}, x.lastScreen != nil
 	if ok {
 		s = *x.lastScreen
 	} else if s, ok = x.screen(ctx); !ok {
-		return nil
+		return nil, 0
 	}
 	cx, cy, cols := s.CursorX, s.CursorY, s.Width
 	first := max(0, cy-len(typed)/cols-1)
@@ -601,7 +611,7 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	end := min(len(cells), (cy-first)*cols+cx)
 	if i := lastIndex(cells[:end], typed); i >= 0 {
 		x.left = cellText(cells[i-i%cols : i])
-		return &shellrun.Redraw{Up: cy + 1 - (first + i/cols), Col: i % cols}
+		return &shellrun.Redraw{Up: cy + 1 - (first + i/cols), Col: i % cols}, cols
 	}
 	// Not on the screen as typed: the line editor misdrew it (readline assumes its prompt
 	// begins in column 0, which it does not after output without a final newline; a prompt
@@ -609,16 +619,16 @@ func (x *run) redrawAt(ctx context.Context, typed string) *shellrun.Redraw {
 	// The line began where the cursor was before typing: that row is drawn again as it was
 	// up to there (without its colours), then the command.
 	if row, ok := x.before.start(s.rows, s.HistorySize); ok && row <= cy {
-		return &shellrun.Redraw{Up: cy + 1 - row, Prefix: x.before.left()}
+		return &shellrun.Redraw{Up: cy + 1 - row, Prefix: x.before.left()}, cols
 	}
 	if x.sh == shellrun.Mksh && cx < len(typed) {
-		return nil // mksh scrolls a line longer than the screen sideways
+		return nil, 0 // mksh scrolls a line longer than the screen sideways
 	}
 	r, ok := shellrun.RedrawAt(cx, cy, cols, len(typed))
 	if !ok {
-		return nil
+		return nil, 0
 	}
-	return &r
+	return &r, cols
 }
 
 // screenCells lays rows of capture-pane text out cell by cell, cols to a row: a wide

@@ -68,7 +68,8 @@
 // exit N, set -e, traps and functions stay inside, a syntax error in the command yields a
 // nonzero status instead of breaking the wrapper, and no variable of the interactive shell is
 // left changed (the wrapper's own are removed). The interactive shell's errexit, xtrace and
-// verbose are suspended for the bookkeeping and given back to the command. Tracing goes off
+// verbose are suspended for the bookkeeping and given back to the command (but verbose: see
+// "Verbose mode and errexit"). Tracing goes off
 // first, untraced where the shell allows (see "Tracing" below), and comes back last. A status above 255
 // (ksh93 reports death by signal N as 256+N) is mapped to 128+N. After the run the
 // interactive shell's $? is the command's status (0 when it has errexit on, so that it does
@@ -111,6 +112,18 @@
 // fish_postexec handler, which fish runs untraced, sets it back once the typed line ended;
 // the child fish that runs the command is not traced. Inline (after SourcingFailed) first
 // gives tracing back where a typed line turned it off.
+//
+// # Verbose mode and errexit
+//
+// The typed line notes the options and turns errexit and verbose off before its "." (bash,
+// dash, ash, zsh in the group that turns tracing off; ksh93 and mksh in a case, whose two
+// traced statements the redraw also erases): a failed "." then never ends a shell with set -e,
+// and the shell echoes nothing of the script as it reads it, only the typed line, whose echo
+// the redraw erases (Redraw.Echo rows more, when verbose was on). The command runs without
+// verbose (the shell would echo its text, and bash the EXIT trap's, into the output); the shell
+// gets it back at the end (bash: its RETURN trap, which it echoes as it parses it, runs with
+// stderr on /dev/null, kept in fd $__tmx_2 and given back first). Inline gives errexit and
+// verbose back, with tracing, before its subshell.
 //
 // Commands are normalised before framing: CRLF and lone CR become LF and trailing line breaks
 // are dropped. A NUL byte is refused ([ErrNUL]), and so is an empty or blank command

@@ -89,9 +89,10 @@ func TestScriptErrors(t *testing.T) {
 
 func TestLine(t *testing.T) {
 	for sh, want := range map[Shell]string{
-		Dash:      ` { { __tmx_o=$-; \set +x; } 2>/dev/null; \. '/tmp/it'\''s here/s'; }`,
-		Mksh:      ` { \. '/tmp/it'\''s here/s'; }`,
-		Bash:      ` { { __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y; __tmx_o=$-; \set +x; } 2>/dev/null; \. '/tmp/it'\''s here/s'; }`,
+		Dash:      ` { { __tmx_o=$-; \set +exv; } 2>/dev/null; \. '/tmp/it'\''s here/s'; }`,
+		Mksh:      ` { case $- in *[ev]*) __tmx_e=$-; \set +ev;; esac; \. '/tmp/it'\''s here/s'; }`,
+		Sh:        ` { \. '/tmp/it'\''s here/s'; }`,
+		Bash:      ` { { __tmx_p=$SHELLOPTS POSIXLY_CORRECT=y; __tmx_o=$-; \set +exv; } 2>/dev/null; \. '/tmp/it'\''s here/s'; }`,
 		FishShell: ` begin; builtin source '/tmp/it\'s here/s'; end`,
 	} {
 		if got := Line(sh, "/tmp/it's here/s"); got != want {

@@ -15,6 +15,7 @@ const (
 	varFish     = "__tmx_f"
 	varRestore  = "__tmx_r" // mksh: the set commands that give the options back
 	varLift     = "__tmx_u" // ksh93, mksh: rows the traces of the typed line and set +x took
+	varLineOpts = "__tmx_e" // ksh93, mksh: $- noted by the typed line when errexit or verbose was on
 	fnInterrupt = "__tmx_int"
 )
 
@@ -33,7 +34,8 @@ type posixFrame struct {
 	cmd     string // the command, normalised
 	nested  bool
 	redraw  string // printf format that redraws the typed line, or ""
-	up      int    // with caseSave: the rows up to the typed line; redraw then takes their count as %d
+	up      int    // with a redraw: the rows up to the typed line; redraw takes their count as %d
+	echo    int    // with a redraw: the rows the verbose echo of the typed line takes (Redraw.Echo)
 	inline  bool   // typed as one line: no file, so no history fix and no return
 	history bool   // record the command in the shell's history
 	path    string // bash: the script's path, written over by bashReadBack (Script only)
@@ -90,7 +92,11 @@ func (f posixFrame) zshCheck() []string {
 	if !f.d.zsh {
 		return nil
 	}
-	return []string{"if (( ${+functions[builtin]} )); then /usr/bin/env printf '" + failFormat(f.id, "function builtin") + "'; else"}
+	back := ""
+	if !f.inline {
+		back = "options[errexit]=$__tmx_ze options[verbose]=$__tmx_zv; " // the typed line turned them off
+	}
+	return []string{"if (( ${+functions[builtin]} )); then " + back + "/usr/bin/env printf '" + failFormat(f.id, "function builtin") + "'; else"}
 }
 
 // saveOpts notes the interactive shell's options and turns off errexit, xtrace and verbose
@@ -111,17 +117,24 @@ func (f posixFrame) saveOpts() []string {
 	case f.d.caseSave:
 		// ksh93 traces a group's redirection and mksh traces to the stderr set -x found: the
 		// case (never traced) turns tracing off first, which costs only the trace of set +x.
-		s = []string{"case $- in *x*) " + f.d.sp("set") + " +x; " + varOpts + "=x$-" + f.liftRows() + ";; *) " + varOpts + "=$-;; esac",
-			"{ " + f.d.sp("set") + " +ev; } 2>/dev/null"}
+		// The typed line noted $- in $__tmx_e if it turned errexit or verbose off.
+		s = []string{"case $- in *x*) " + f.d.sp("set") + " +x; " + varOpts + "=x$-${" + varLineOpts + "-}" + f.liftRows() +
+			";; *) " + varOpts + "=$-${" + varLineOpts + "-};; esac",
+			"{ " + f.d.sp("set") + " +ev; " + f.d.sp("unset") + " " + varLineOpts + "; } 2>/dev/null"}
 	}
 	if f.d.bash && !f.inline {
 		// Sourcing leaves POSIX mode on; a RETURN trap turns it off after the final return
 		// (which leaves $? at the command's status), and restores a RETURN trap of the user's.
 		// What trap -p printed ("trap -- - RETURN" for none, in POSIX mode) runs as \trap: an
 		// alias or function named trap would print or run something of its own there.
-		s = append(s, f.bashReadBack(),
-			f.d.sp("trap")+" "+posixQuote("{ "+f.d.sp("trap")+" - RETURN; "+f.d.sp("eval")+` "${__tmx_t:+\\$__tmx_t}"; `+
-				f.posixOff("__tmx_t")+"; } 2>/dev/null")+" RETURN")
+		// In verbose mode bash echoes the trap's text as it parses it, when it runs: finish
+		// then sends stderr to /dev/null and keeps it in fd $__tmx_2, which the trap gives
+		// back first (outside a group, whose end would undo it; traced to /dev/null).
+		body := "{ " + f.d.sp("trap") + " - RETURN; " + f.d.sp("eval") + ` "${__tmx_t:+\\$__tmx_t}"; ` +
+			f.posixOff("__tmx_t __tmx_2") + "; } 2>/dev/null"
+		trap := func(text string) string { return f.d.sp("trap") + " " + posixQuote(text) + " RETURN" }
+		s = append(s, f.bashReadBack(), "case $"+varOpts+" in *v*) "+
+			trap(f.d.sp("exec")+" 2>&$__tmx_2 {__tmx_2}>&-; "+body)+";; *) "+trap(body)+";; esac")
 	}
 	return s
 }
@@ -142,6 +155,12 @@ func (f posixFrame) liftRows() string {
 	if f.d.xtraceBound {
 		n += " + " + rows(len("set +x")) // ksh93 does not trace set +x
 	}
+	// The typed line's "__tmx_e=$-" (mksh traces a space after an assignment) and "set +ev".
+	assign := len(varLineOpts + "=")
+	if f.d.xtraceBound {
+		assign++
+	}
+	n += "${" + varLineOpts + "+ + " + rows(len("set +ev")) + " + " + strings.Replace(rows(assign), "(", "(${#"+varLineOpts+"} + ", 1) + "}"
 	return "; case ${PS4-}:${COLUMNS-} in *[\\$\\`\\\\]*|*:|*:*[!0-9]*|*:0) " + varLift + "=-;; *) " + varLift + "=$((" + n + "));; esac"
 }
 
@@ -152,6 +171,9 @@ func (f posixFrame) liftRows() string {
 func (f posixFrame) zshSave() string {
 	var save, off []string
 	for _, o := range zshOpts {
+		if !f.inline && (o.opt == "errexit" || o.opt == "verbose") {
+			continue // noted and turned off by the typed line (zshLineHead)
+		}
 		if o.opt == "xtrace" {
 			if f.inline {
 				save = append(save, o.v+"=${options[xtrace]}")
@@ -239,27 +261,28 @@ func (f posixFrame) evalStmt() string {
 }
 
 // prelude, run by eval before the command, gives the command the interactive shell's options
-// back and removes the wrapper's variables.
+// back, but verbose, and removes the wrapper's variables. The command runs without verbose: the
+// shell would echo its text (bash, ksh93 and mksh echo what eval reads, ksh93 and mksh without
+// its line break), and the EXIT trap's text with it, into the output.
 func (f posixFrame) prelude() string {
 	if f.d.zsh {
 		var set, vars []string
 		for _, o := range zshOpts {
 			vars = append(vars, o.v)
-			if o.opt != "xtrace" && o.opt != "aliases" {
+			if o.opt != "xtrace" && o.opt != "aliases" && o.opt != "verbose" {
 				set = append(set, "options["+o.opt+"]=$"+o.v)
 			}
 		}
 		return strings.Join(set, " ") + "\n{ " + zshXtraceOn + " " + f.d.sp("unset") + " " + strings.Join(vars, " ") + "; } 2>/dev/null"
 	}
 	errexit := "case $" + varOpts + " in *e*) " + f.d.sp("set") + " -e;; esac\n"
-	verbose := "{ case $" + varOpts + " in *v*) " + f.d.sp("set") + " -v;; esac; "
 	if f.d.bash {
-		return errexit + verbose + "case $" + varOpts + " in *x*) " + f.d.sp("set") + " -x;; esac; " + f.posixOff(varOpts) + "; } 2>/dev/null"
+		return errexit + "{ case $" + varOpts + " in *x*) " + f.d.sp("set") + " -x;; esac; " + f.posixOff(varOpts) + "; } 2>/dev/null"
 	}
-	// set -x last, untraced and outside the group: mksh would trace the command to the
-	// group's /dev/null. One line, so that set -v does not echo the rest.
+	// set -x last, untraced and outside a group: mksh would trace the command to the group's
+	// /dev/null.
 	unset := f.d.sp("unset") + " " + varOpts + f.liftVar()
-	return errexit + verbose + "} 2>/dev/null; case $" + varOpts + " in *x*) " + unset + "; " + f.d.sp("set") + " -x;; *) " + unset + ";; esac"
+	return errexit + "case $" + varOpts + " in *x*) " + unset + "; " + f.d.sp("set") + " -x;; *) " + unset + ";; esac"
 }
 
 // liftVar is " $__tmx_u"'s name where the wrapper counts rows to lift the redraw by.
@@ -285,18 +308,33 @@ func (f posixFrame) errexitCase(on, off string) string {
 // startPrintf prints the redraw of the typed line and the start marker.
 func (f posixFrame) startPrintf() string {
 	start, _ := markerFormats(f.id)
-	if f.up > 0 {
-		return "case ${" + varLift + "-} in -) " + f.d.printf + " '" + start + "';; *) " +
-			f.d.printf + " '" + f.redraw + start + "' \"$((" + strconv.Itoa(f.up) + " + ${" + varLift + ":-0}))\";; esac"
+	if f.up == 0 {
+		return f.d.printf + " '" + start + "'"
 	}
-	if f.d.zsh && f.redraw != "" {
+	redraw := func(lift string) string {
+		return f.d.printf + " '" + f.redraw + start + "' \"$((" + strconv.Itoa(f.up) + lift + "))\""
+	}
+	// In verbose mode the shell echoed the typed line below it.
+	verbose, on := "$"+varOpts, "*v*"
+	if f.d.zsh {
+		verbose, on = "$__tmx_zv", "on"
+	}
+	lift := ""
+	if f.d.caseSave {
+		lift = " + ${" + varLift + ":-0}"
+	}
+	show := "case " + verbose + " in " + on + ") " + redraw(lift+" + "+strconv.Itoa(f.echo)) + ";; *) " + redraw(lift) + ";; esac"
+	switch {
+	case f.d.caseSave:
+		return "case ${" + varLift + "-} in -) " + f.d.printf + " '" + start + "';; *) " + show + ";; esac"
+	case f.d.zsh:
 		// preexec hooks (the user's) run before the typed line, traced with xtrace on: the rows
 		// they took are unknown, so the typed line is left as it is rather than misdrawn.
 		// (:+ and ${+...} are safe under set -u.)
 		return "case $__tmx_zx${preexec_functions:+1}${+functions[preexec]} in on0|off*) " +
-			f.d.printf + " '" + f.redraw + start + "';; *) " + f.d.printf + " '" + start + "';; esac"
+			show + ";; *) " + f.d.printf + " '" + start + "';; esac"
 	}
-	return f.d.printf + " '" + f.redraw + start + "'"
+	return show
 }
 
 // endPrintf prints the end marker with the status in $__tmx_s (ksh93 reports a death by
@@ -435,6 +473,10 @@ func (f posixFrame) finish() []string {
 	}
 	if f.d.xtraceBound {
 		return append(tail, f.boundFinish())
+	}
+	if f.d.bash {
+		// Outside the group, whose end would undo it (see saveOpts).
+		tail = append(tail, "case $"+varOpts+" in *v*) "+f.d.sp("exec")+" {__tmx_2}>&2 2>/dev/null;; esac")
 	}
 	tail = append(tail, "{ case $"+varOpts+" in *e*) "+f.d.sp("set")+" -e; "+varStatus+"=0;; esac; "+
 		"case $"+varOpts+" in *v*) "+f.d.sp("set")+" -v;; esac; case $"+varOpts+" in *x*) "+f.d.sp("set")+" -x;; esac; "+

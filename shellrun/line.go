@@ -21,24 +21,36 @@ func Line(sh Shell, path string) string {
 		return " " + zshLineHead + p + "; else \\. " + p + "; fi; }"
 	case FishShell:
 		return " begin; builtin source " + fishQuote(path) + "; end"
+	case Ksh, Mksh:
+		return " { " + caseLineSave + " \\. " + p + "; }"
 	}
 	return " { \\. " + p + "; }"
 }
 
-// xtraceSave (bash, dash, ash) notes the shell's options in $__tmx_o and turns tracing off,
-// on the typed line, in a group whose stderr (where these shells write their trace) is
+// xtraceSave (bash, dash, ash) notes the shell's options in $__tmx_o and turns tracing,
+// errexit and verbose off, on the typed line, in a group whose stderr (where these shells write their trace) is
 // /dev/null: the "." that follows and the whole wrapper then run untraced, and no line of the
 // frame is traced to the screen, however the shell had set -x on. The wrapper gives tracing
 // back to the command and, at its end, to the shell (see posixFrame.finish); should the
 // script not be read (SourcingFailed), Inline gives it back (see xtraceBack). In bash the
 // assignment before it turned POSIX mode on, where set (special) wins over functions.
-const xtraceSave = varOpts + "=$-; \\set +x;"
+// errexit goes off too, so that a "." that cannot read the file does not end a shell with
+// set -e (bash), and verbose, so that the shell does not echo the script as it reads it (only
+// the typed line, which the redraw erases: Redraw.Echo).
+const xtraceSave = varOpts + "=$-; \\set +exv;"
+
+// caseLineSave (ksh93, mksh) notes the shell's options in $__tmx_e and turns errexit and
+// verbose off, for the same reasons, when either is on: in a case, which these shells do not
+// trace (with tracing on, its two statements are: the script counts their rows, liftRows).
+const caseLineSave = "case $- in *[ev]*) " + varLineOpts + "=$-; \\set +ev;; esac;"
 
 // zshLineHead is how zsh's typed line begins, after its leading space (see zshHistHook). It
 // notes xtrace in $__tmx_zx and turns it off, traced to /dev/null, before the "." (a "." run
 // with xtrace on writes the trace of the whole file to the stderr it had, whatever the file
-// redirects), unless builtin is a function (then the script refuses to run).
-const zshLineHead = `{ { __tmx_zx=${options[xtrace]}; (( ${+functions[builtin]} )) || \builtin \set +x; } 2>/dev/null; ` +
+// redirects), unless builtin is a function (then the script refuses to run). It notes and
+// turns off errexit and verbose likewise (see xtraceSave).
+const zshLineHead = `{ { __tmx_zx=${options[xtrace]} __tmx_ze=${options[errexit]} __tmx_zv=${options[verbose]}; ` +
+	`options[errexit]=off options[verbose]=off; (( ${+functions[builtin]} )) || \builtin \set +x; } 2>/dev/null; ` +
 	`if (( ${+functions[.]} )); then \builtin \. `
 
 // ClearKeys returns the keys (for send-keys, before the typed line, in the same command: tmux

@@ -16,6 +16,18 @@ type Redraw struct {
 	// Prefix is shown before the command: the text that stood left of the typed line before
 	// a line editor drew over it, when Col is 0 for that reason.
 	Prefix string
+	// Echo is how many rows the typed line takes when a shell in verbose mode (set -v) echoes
+	// it after Enter, below it: the redraw then goes up those rows too (see EchoRows).
+	Echo int
+}
+
+// EchoRows is how many rows a line of width cells, echoed from the start of a row, takes on
+// a screen cols wide.
+func EchoRows(width, cols int) int {
+	if cols <= 0 {
+		return 0
+	}
+	return max(1, (width+cols-1)/cols)
 }
 
 // RedrawAt computes the Redraw for a typed line of width cells whose end is at the cursor
@@ -31,27 +43,17 @@ func RedrawAt(cursorX, cursorY, cols, width int) (r Redraw, ok bool) {
 		return r, false
 	}
 	row := start / cols
-	return Redraw{Up: cursorY + 1 - row, Col: start % cols}, true
+	return Redraw{Up: cursorY + 1 - row, Col: start % cols, Echo: EchoRows(width, cols)}, true
 }
 
 // maxShown bounds how much of the command the redraw shows.
 const maxShown = 2048
 
-// format returns the printf FORMAT (all octal escapes) of the redraw: back to where the typed
-// line began, erase from there to the end of the screen, show the command and start a new
-// line. "" for a nil Redraw.
-func (r *Redraw) format(cmd string) string {
-	if r == nil {
-		return ""
-	}
-	seq := "\r\x1b[" + strconv.Itoa(r.Up) + "A\x1b[" + strconv.Itoa(r.Col+1) + "G\x1b[J" + shown(r.Prefix) + shown(cmd) + "\r\n"
-	return octalFormat(seq)
-}
-
-// liftFormat is format with "%d" for the rows to go up: for a shell whose trace of the typed
-// line and of the wrapper's first statement cannot be kept off the screen, the wrapper adds
-// the rows they took to Up, and the redraw erases them with the typed line. "" for a nil
-// Redraw.
+// liftFormat returns the printf FORMAT (octal escapes, and "%d" for the rows to go up) of the
+// redraw: back to where the typed line began, erase from there to the end of the screen, show
+// the command and start a new line. The wrapper adds to Up the rows taken below the typed line
+// by what the shell echoed or traced of it (verbose mode; ksh93's and mksh's traces), and the
+// redraw erases them with the typed line. "" for a nil Redraw.
 func (r *Redraw) liftFormat(cmd string) string {
 	if r == nil {
 		return ""

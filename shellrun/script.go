@@ -48,14 +48,13 @@ func Script(sh Shell, id, command, scriptPath string, o Options) (string, error)
 	if err := checkPath(scriptPath, id); err != nil {
 		return "", err
 	}
-	redraw := o.Redraw.format(cmd)
 	if sh == FishShell {
 		return render(fishFrame(id, fishStart(o.Redraw, cmd, scriptPath, id), fishQuote(fishChild(cmd)), true), false), nil
 	}
-	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, redraw: redraw, history: o.History,
+	f := posixFrame{d: dialectOf(sh), id: id, cmd: cmd, history: o.History,
 		path: scriptPath, typed: Line(sh, scriptPath)}
-	if f.d.caseSave && o.Redraw != nil {
-		f.redraw, f.up = o.Redraw.liftFormat(cmd), o.Redraw.Up
+	if o.Redraw != nil {
+		f.redraw, f.up, f.echo = o.Redraw.liftFormat(cmd), o.Redraw.Up, o.Redraw.Echo
 	}
 	f.nested = !f.d.single || needsNested(cmd)
 	return render(f.statements(), false), nil
@@ -86,17 +85,29 @@ func Inline(sh Shell, id, command string) (string, error) {
 	return " " + xtraceBack(f.d) + render(f.statements(), true), nil
 }
 
-// xtraceBack is what Inline types before its subshell where the typed line turned tracing off
-// (Line) and the shell then failed to read the script: tracing goes back on as the line
-// noted, and the variable that noted it is removed (both only when the line ran; in bash,
-// when it did, POSIX mode makes set and unset win over functions).
+// xtraceBack is what Inline types before its subshell where the typed line turned tracing,
+// errexit or verbose off (Line) and the shell then failed to read the script: they go back on
+// as the line noted (the inline line was read whole, so verbose echoes nothing of it), and the
+// variables that noted them are removed (only when the line ran; in bash, when it did, POSIX
+// mode makes set and unset win over functions, and goes off last).
 func xtraceBack(d dialect) string {
+	set, unset := d.sp("set"), d.sp("unset")
+	back := func(v string) string {
+		return "case $" + v + " in *e*) " + set + " -e;; esac; case $" + v + " in *v*) " + set + " -v;; esac; "
+	}
 	switch {
 	case d.zsh:
-		return `{ case ${__tmx_zx+s} in s) ` + zshXtraceOn + ` \builtin \unset __tmx_zx;; esac; } 2>/dev/null; `
+		return `{ case ${__tmx_zx+s} in s) options[errexit]=$__tmx_ze options[verbose]=$__tmx_zv; ` + zshXtraceOn +
+			` \builtin \unset __tmx_zx __tmx_ze __tmx_zv;; esac; } 2>/dev/null; `
+	case d.bash:
+		return "{ case ${" + varOpts + "+s} in s) " + back(varOpts) + "case $" + varOpts + " in *x*) " + set + " -x;; esac; " +
+			(posixFrame{d: d}).posixOff(varOpts) + ";; esac; } 2>/dev/null; "
 	case d.typedSave:
-		return "{ case ${" + varOpts + "+s} in s) case $" + varOpts + " in *x*) " + d.sp("set") + " -x;; esac; " +
-			d.sp("unset") + " " + varOpts + ";; esac; } 2>/dev/null; "
+		return "{ case ${" + varOpts + "+s} in s) " + back(varOpts) + "case $" + varOpts + " in *x*) " + set + " -x;; esac; " +
+			unset + " " + varOpts + ";; esac; } 2>/dev/null; "
+	case d.caseSave:
+		// Not in a group: mksh would trace the shell to its /dev/null from then on.
+		return "case ${" + varLineOpts + "+s} in s) " + back(varLineOpts) + unset + " " + varLineOpts + ";; esac; "
 	}
 	return ""
 }
