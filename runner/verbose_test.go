@@ -136,3 +136,30 @@ func errexitOn(t *testing.T, p *testtmux.ShellPane, when string) {
 		return regexp.MustCompile(`(?m)^errexit-on-` + when + `\s*$`).MatchString(screen)
 	})
 }
+
+// TestEngineVerboseXtrace: with verbose mode and tracing both on, a run returns the command's
+// trace and output, and the screen shows nothing of the wrapper (in ksh93 and mksh the typed
+// line's traced "set +ev" too is erased).
+func TestEngineVerboseXtrace(t *testing.T) {
+	tmx, ts, r := realRunner(t)
+	for _, sh := range []string{"bash", "zsh", "dash", "mksh", "ksh", "ash"} {
+		su := testtmux.Config(sh, "clean")
+		t.Run(sh, func(t *testing.T) {
+			su.Require(t)
+			t.Parallel()
+			setupSem <- struct{}{}
+			defer func() { <-setupSem }()
+			p := tmx.StartShell(t, su)
+			defer p.Kill()
+			p.Type("set -v")
+			traceOn(t, p)
+			xtraceRun(t, r, ts, p, "echo one", []string{"echo one", "one"}, 0)
+			xtraceRun(t, r, ts, p, "echo two", []string{"echo two", "two"}, 0)
+			screen := p.S.Tmux("capture-pane", "-p", "-t", p.ID, "-S", "-100")
+			if wrapperShown.MatchString(screen) || !regexp.MustCompile(`(?m)^one\s*$`).MatchString(screen) {
+				t.Errorf("the screen shows the wrapper's lines, or lost the lines above them:\n%s", screen)
+			}
+			promptEchoes(t, p, "typed")
+		})
+	}
+}
