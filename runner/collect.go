@@ -24,7 +24,7 @@ type collector struct {
 	pre       []byte // output before the start marker (the echo of the typed line)
 	preAt     int64  // the stream offset of pre[0]
 	startAt   int64  // the stream offset of the start marker, once started (-1: lost)
-	shownAt   int64  // the stream offset after the redraw's last erase (ESC [ J) before it (-1: none)
+	shownAt   int64  // the stream offset after the redraw's last erase (ESC [ K) before it (-1: none)
 	preScan   int    // pre[:preScan] holds no (beginning of a) marker
 	body      []byte // output after the start marker
 	bodyAt    int64  // the stream offset of body[0] (-1: unknown, the start was lost)
@@ -213,7 +213,7 @@ func (c *collector) findStart() bool {
 		case shellrun.StartMarker:
 			c.started, c.startAt, c.shownAt = true, c.preAt+int64(m.Start), -1
 			c.bodyAt = c.preAt + int64(m.End)
-			if i := bytes.LastIndex(c.pre[:m.Start], []byte("\x1b[J")); i >= 0 {
+			if i := bytes.LastIndex(c.pre[:m.Start], []byte("\x1b[K")); i >= 0 {
 				c.shownAt = c.preAt + int64(i+3)
 			}
 			c.body = append([]byte(nil), c.pre[m.End:]...)

@@ -54,11 +54,19 @@ const maxShown = 2048
 // the command and start a new line. The wrapper adds to Up the rows taken below the typed line
 // by what the shell echoed or traced of it (verbose mode; ksh93's and mksh's traces), and the
 // redraw erases them with the typed line. "" for a nil Redraw.
+//
+// The rows below the typed line's first are erased from the next row's start (ESC [ J), then
+// the rest of that first row (ESC [ K, the redraw's last erase: see runner's collector). One
+// ESC [ J from the typed line's start would, when that is the screen's top left corner (a
+// fresh or cleared pane, and a line drawn from column 0), clear the whole screen, which tmux
+// (scroll-on-clear) first copies into the history: the typed line would stay there. The next
+// row exists: Enter moved the cursor below the typed line.
 func (r *Redraw) liftFormat(cmd string) string {
 	if r == nil {
 		return ""
 	}
-	return octalFormat("\r\x1b[") + "%d" + octalFormat("A\x1b["+strconv.Itoa(r.Col+1)+"G\x1b[J"+shown(r.Prefix)+shown(cmd)+"\r\n")
+	return octalFormat("\r\x1b[") + "%d" + octalFormat("A\x1b[B\x1b[J\x1b[A\x1b["+strconv.Itoa(r.Col+1)+"G\x1b[K"+
+		shown(r.Prefix)+shown(cmd)+"\r\n")
 }
 
 // shown is the command as the screen shows it: its lines joined by CR LF, other control
