@@ -25,16 +25,7 @@ func TestEnginePlugins(t *testing.T) {
 	}
 	for _, tb := range tables {
 		for _, su := range setups {
-			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
-				su.Require(t)
-				t.Parallel()
-				setupSem <- struct{}{}
-				defer func() { <-setupSem }()
-				r := New()
-				r.table = tb.table
-				t.Cleanup(r.Close)
-				p := tmx.StartShell(t, su)
-				defer p.Kill()
+			inShell(t, tmx, tb.name+"/"+su.Name(), su, tb.table, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 				pluginRuns(t, r, ts, p)
 			})
 		}

@@ -32,6 +32,26 @@ var tables = []struct {
 // setupSem bounds the set-ups running at once: fish starting by the dozen swamps two cores.
 var setupSem = make(chan struct{}, 4)
 
+// inShell runs body as a parallel subtest of t named name, in a new shell of set-up su (skipped
+// when not installed) with a runner of its own reading the process table tb (nil: the
+// system's); at most cap(setupSem) such shells run at once.
+func inShell(t *testing.T, tmx *testtmux.Server, name string, su testtmux.Setup, tb *termstate.Table, body func(*testing.T, *Runner, *testtmux.ShellPane)) {
+	t.Run(name, func(t *testing.T) {
+		su.Require(t)
+		t.Parallel()
+		setupSem <- struct{}{}
+		defer func() { <-setupSem }()
+		r := New()
+		if tb != nil {
+			r.table = tb
+		}
+		defer r.Close()
+		p := tmx.StartShell(t, su)
+		defer p.Kill()
+		body(t, r, p)
+	})
+}
+
 // allSetups lists the set-ups of the matrix, and a few started otherwise.
 func allSetups() []testtmux.Setup {
 	var out []testtmux.Setup

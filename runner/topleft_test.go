@@ -16,15 +16,7 @@ func TestEngineRedrawTopLeft(t *testing.T) {
 	tmx, ts := realEngine(t)
 	for _, sh := range testtmux.ShellNames() {
 		su := testtmux.Config(sh, "clean")
-		t.Run(su.Name(), func(t *testing.T) {
-			su.Require(t)
-			t.Parallel()
-			setupSem <- struct{}{}
-			defer func() { <-setupSem }()
-			r := New()
-			defer r.Close()
-			p := tmx.StartShell(t, su)
-			defer p.Kill()
+		inShell(t, tmx, su.Name(), su, nil, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 			emptyPrompt := "PS1="
 			if su.Fish {
 				emptyPrompt = "function fish_prompt; end"

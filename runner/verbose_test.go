@@ -26,16 +26,7 @@ func TestEngineVerbose(t *testing.T) {
 			}
 			for _, config := range []string{"clean", "strict"} {
 				su := testtmux.Config(sh, config)
-				t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
-					su.Require(t)
-					t.Parallel()
-					setupSem <- struct{}{}
-					defer func() { <-setupSem }()
-					r := New()
-					r.table = tb.table
-					defer r.Close()
-					p := tmx.StartShell(t, su)
-					defer p.Kill()
+				inShell(t, tmx, tb.name+"/"+su.Name(), su, tb.table, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 					verboseCases(t, r, ts, p)
 				})
 			}
@@ -97,16 +88,7 @@ func promptEchoes(t *testing.T, p *testtmux.ShellPane, word string) {
 func TestEngineStrictInline(t *testing.T) {
 	tmx, ts := realEngine(t)
 	for _, sh := range []string{"bash", "zsh", "dash", "mksh", "ksh"} {
-		su := testtmux.Config(sh, "clean")
-		t.Run(sh, func(t *testing.T) {
-			su.Require(t)
-			t.Parallel()
-			setupSem <- struct{}{}
-			defer func() { <-setupSem }()
-			r := New()
-			defer r.Close()
-			p := tmx.StartShell(t, su)
-			defer p.Kill()
+		inShell(t, tmx, sh, testtmux.Config(sh, "clean"), nil, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 			p.Type("set -e")
 			errexitOn(t, p, "before")
 			r.beforeSend = func(path string) { os.Remove(path) } // as if on another machine
@@ -141,16 +123,9 @@ func errexitOn(t *testing.T, p *testtmux.ShellPane, when string) {
 // trace and output, and the screen shows nothing of the wrapper (in ksh93 and mksh the typed
 // line's traced "set +ev" too is erased).
 func TestEngineVerboseXtrace(t *testing.T) {
-	tmx, ts, r := realRunner(t)
+	tmx, ts := realEngine(t)
 	for _, sh := range []string{"bash", "zsh", "dash", "mksh", "ksh", "ash"} {
-		su := testtmux.Config(sh, "clean")
-		t.Run(sh, func(t *testing.T) {
-			su.Require(t)
-			t.Parallel()
-			setupSem <- struct{}{}
-			defer func() { <-setupSem }()
-			p := tmx.StartShell(t, su)
-			defer p.Kill()
+		inShell(t, tmx, sh, testtmux.Config(sh, "clean"), nil, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 			p.Type("set -v")
 			traceOn(t, p)
 			xtraceRun(t, r, ts, p, "echo one", []string{"echo one", "one"}, 0)

@@ -33,16 +33,7 @@ func TestEngineXtrace(t *testing.T) {
 			}
 			for _, config := range configs {
 				su := testtmux.Config(sh, config)
-				t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
-					su.Require(t)
-					t.Parallel()
-					setupSem <- struct{}{}
-					defer func() { <-setupSem }()
-					r := New()
-					r.table = tb.table
-					defer r.Close()
-					p := tmx.StartShell(t, su)
-					defer p.Kill()
+				inShell(t, tmx, tb.name+"/"+su.Name(), su, tb.table, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 					xtraceCases(t, r, ts, p)
 				})
 			}
