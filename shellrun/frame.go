@@ -92,11 +92,7 @@ func (f posixFrame) zshCheck() []string {
 	if !f.d.zsh {
 		return nil
 	}
-	back := ""
-	if !f.inline {
-		back = "options[errexit]=$__tmx_ze options[verbose]=$__tmx_zv; " // the typed line turned them off
-	}
-	return []string{"if (( ${+functions[builtin]} )); then " + back + "/usr/bin/env printf '" + failFormat(f.id, "function builtin") + "'; else"}
+	return []string{"if (( ${+functions[builtin]} )); then /usr/bin/env printf '" + failFormat(f.id, "function builtin") + "'; else"}
 }
 
 // saveOpts notes the interactive shell's options and turns off errexit, xtrace and verbose
@@ -169,23 +165,27 @@ func (f posixFrame) liftRows() string {
 // in stdio's buffer, which a later fork writes out again. Typed, the line noted xtrace and
 // turned it off (zshLineHead).
 func (f posixFrame) zshSave() string {
-	var save, off []string
+	var noted, save, off []string
 	for _, o := range zshOpts {
-		if !f.inline && (o.opt == "errexit" || o.opt == "verbose") {
-			continue // noted and turned off by the typed line (zshLineHead)
-		}
-		if o.opt == "xtrace" {
-			if f.inline {
-				save = append(save, o.v+"=${options[xtrace]}")
-				off = append(off, `(( ${+functions[builtin]} )) || \builtin \set +x`)
-			}
+		letter, typed := zshLineLetters[o.opt]
+		switch {
+		case typed && !f.inline:
+			// Noted in $-'s letters and turned off by the typed line (zshLineHead).
+			noted = append(noted, "case $"+zshLineOpts+" in *"+letter+"*) "+o.v+"=on;; *) "+o.v+"=off;; esac; ")
+			continue
+		case o.opt == "xtrace":
+			save = append(save, o.v+"=${options[xtrace]}")
+			off = append(off, `(( ${+functions[builtin]} )) || \builtin \set +x`)
 			continue
 		}
 		save = append(save, o.v+"=${options["+o.opt+"]}") // braces: KSH_ARRAYS
 		off = append(off, "options["+o.opt+"]=off")
 	}
-	return "{ " + strings.Join(save, " ") + "; " + strings.Join(off, "; ") + "; } 2>/dev/null"
+	return "{ " + strings.Join(noted, "") + strings.Join(save, " ") + "; " + strings.Join(off, "; ") + "; } 2>/dev/null"
 }
+
+// zshLineLetters are the options zshLineHead notes and turns off, by their letter in $-.
+var zshLineLetters = map[string]string{"errexit": "e", "verbose": "v", "xtrace": "x"}
 
 // bashReadBack (bash, Script) keeps the user's RETURN trap in $__tmx_t and deletes the last
 // history entry when it is the typed line, whatever HISTCONTROL says (then, with history,
@@ -273,6 +273,7 @@ func (f posixFrame) prelude() string {
 				set = append(set, "options["+o.opt+"]=$"+o.v)
 			}
 		}
+		vars = append(vars, zshLineOpts)
 		return strings.Join(set, " ") + "\n{ " + zshXtraceOn + " " + f.d.sp("unset") + " " + strings.Join(vars, " ") + "; } 2>/dev/null"
 	}
 	errexit := "case $" + varOpts + " in *e*) " + f.d.sp("set") + " -e;; esac\n"
@@ -464,7 +465,7 @@ func (f posixFrame) finish() []string {
 		return []string{varStatus + "=$?",
 			"case $__tmx_ze in on) " + varStatus + "=0;; esac",
 			strings.Join(set, " "),
-			"{ " + zshXtraceOn + " " + f.d.sp("eval") + ` "` + `\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx __tmx_s` + ret + `"; } 2>/dev/null`}
+			"{ " + zshXtraceOn + " " + f.d.sp("eval") + ` "` + `\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx ` + zshLineOpts + ` __tmx_s` + ret + `"; } 2>/dev/null`}
 	}
 	last := `\unset ` + varOpts + " " + varStatus + f.liftVar() + `; \return $` + varStatus
 	var tail []string

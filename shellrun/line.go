@@ -18,7 +18,7 @@ func Line(sh Shell, path string) string {
 	case Dash, Ash:
 		return " { { " + xtraceSave + " } 2>/dev/null; \\. " + p + "; }"
 	case Zsh:
-		return " " + zshLineHead + p + "; else \\. " + p + "; fi; }"
+		return " " + zshLineHead + "${functions[.]+builtin} \\. " + p + "; }"
 	case FishShell:
 		return " begin; builtin source " + fishQuote(path) + "; end"
 	case Ksh, Mksh:
@@ -45,13 +45,15 @@ const xtraceSave = varOpts + "=$-; \\set +exv;"
 const caseLineSave = "case $- in *[ev]*) " + varLineOpts + "=$-; \\set +ev;; esac;"
 
 // zshLineHead is how zsh's typed line begins, after its leading space (see zshHistHook). It
-// notes xtrace in $__tmx_zx and turns it off, traced to /dev/null, before the "." (a "." run
-// with xtrace on writes the trace of the whole file to the stderr it had, whatever the file
-// redirects), unless builtin is a function (then the script refuses to run). It notes and
-// turns off errexit and verbose likewise (see xtraceSave).
-const zshLineHead = `{ { __tmx_zx=${options[xtrace]} __tmx_ze=${options[errexit]} __tmx_zv=${options[verbose]}; ` +
-	`options[errexit]=off options[verbose]=off; (( ${+functions[builtin]} )) || \builtin \set +x; } 2>/dev/null; ` +
-	`if (( ${+functions[.]} )); then \builtin \. `
+// notes the options in $__tmx_zo ($-) and turns xtrace off, traced to /dev/null, before the
+// "." (a "." run with xtrace on writes the trace of the whole file to the stderr it had,
+// whatever the file redirects), and errexit and verbose (see xtraceSave), unless builtin is a
+// function (then the script refuses to run). The "." that follows is "builtin ." only when "."
+// is a function: an empty expansion is no word.
+const zshLineHead = `{ { ` + zshLineOpts + `=$-; (( ${+functions[builtin]} )) || \builtin \set +evx; } 2>/dev/null; `
+
+// zshLineOpts (zsh) holds $- as the typed line found it.
+const zshLineOpts = "__tmx_zo"
 
 // ClearKeys returns the keys (for send-keys, before the typed line, in the same command: tmux
 // key names, or text tmux types as it is) that empty sh's command line, so that text left on

@@ -97,8 +97,11 @@ func xtraceBack(d dialect) string {
 	}
 	switch {
 	case d.zsh:
-		return `{ case ${__tmx_zx+s} in s) options[errexit]=$__tmx_ze options[verbose]=$__tmx_zv; ` + zshXtraceOn +
-			` \builtin \unset __tmx_zx __tmx_ze __tmx_zv;; esac; } 2>/dev/null; `
+		on := func(letter, set string) string {
+			return "case $" + zshLineOpts + " in *" + letter + "*) " + set + ";; esac; "
+		}
+		return "{ case ${" + zshLineOpts + "+s} in s) " + on("e", "options[errexit]=on") + on("v", "options[verbose]=on") +
+			on("x", `\builtin \set -x`) + `\builtin \unset ` + zshLineOpts + ";; esac; } 2>/dev/null; "
 	case d.bash:
 		return "{ case ${" + varOpts + "+s} in s) " + back(varOpts) + "case $" + varOpts + " in *x*) " + set + " -x;; esac; " +
 			(posixFrame{d: d}).posixOff(varOpts) + ";; esac; } 2>/dev/null; "
