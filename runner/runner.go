@@ -516,6 +516,9 @@ func (x *run) launch(ctx context.Context) error {
 		return asked(x.req.pane.PaneID, q)
 	}
 	typed = x.before.fit(typed)
+	if err := x.tooShort(typed); err != nil {
+		return err
+	}
 	// The typed line's echo comes after the stream's end; so may the shell's prompt, when
 	// tmux has not read it from the terminal yet (see echoFrom).
 	x.typedAt = x.f.Watch().Offset()

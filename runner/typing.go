@@ -372,6 +372,30 @@ func (b before) fit(line string) string {
 	return line
 }
 
+// rowsFor is how many rows of the screen line takes, typed at the cursor of b, with the row
+// below it that Enter moves the cursor to; 0 when unknown.
+func (b before) rowsFor(line string) int {
+	if !b.ok {
+		return 0
+	}
+	return (b.x+cellsOf(line)+b.cols-1)/b.cols + 1
+}
+
+// tooShort refuses to type line into a pane with fewer rows than it takes (see before.rowsFor):
+// the screen scrolls its start into the pane's history, which no redraw can reach, and the
+// wrapper's text would stay there for good. Not mksh, which scrolls a long line sideways on
+// its row.
+func (x *run) tooShort(line string) error {
+	need := x.before.rowsFor(line)
+	if x.sh == shellrun.Mksh || need <= len(x.before.rows) {
+		return nil
+	}
+	return &NotRun{Pane: x.req.pane.PaneID, refused: true,
+		Reason: fmt.Sprintf("the pane is %dx%d: the line typed to run a command (%d characters) would take %d rows there, so its start would scroll into the pane's history and stay visible there; nothing was typed",
+			x.before.cols, len(x.before.rows), len(line), need),
+		Hint: fmt.Sprintf("Make the pane at least %d rows high (resize_pane height=%d, or zoom=true), or run the command in a larger pane; then run it again.", need, need)}
+}
+
 // start returns the row, on the screen rows (read with hist rows of history), where the
 // cursor of b now is, or false when that cannot be known. Rows scrolled into the history
 // since b say how far it moved, while the history is below its limit; at the limit, the rows

@@ -1,0 +1,244 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+)
+
+// paneShape is a pane's size as agents' layouts leave it: after split_window, narrow or short;
+// zoomed to the whole window.
+type paneShape struct {
+	name string
+	w, h int  // the pane's size (unzoomed)
+	zoom bool // zoomed (resize-pane -Z) to the window's 80x24
+}
+
+var paneShapes = []paneShape{
+	{name: "45x18", w: 45, h: 18},
+	{name: "20x18", w: 20, h: 18},
+	{name: "59x3", w: 59, h: 3},
+	{name: "30x8", w: 30, h: 8},
+	{name: "zoomed", w: 30, h: 8, zoom: true},
+}
+
+// narrowRun is one run of TestEngineNarrow: cmd (fish gets fishCmd when set) prints out and
+// ends with status. In cmd and out, "{n}" stands for a number of its own, so that each run's
+// lines are found on the screen.
+type narrowRun struct {
+	cmd, fishCmd, out string
+	status            int
+}
+
+var narrowRuns = []narrowRun{
+	{cmd: "echo n{n}", out: "n{n}"},
+	{cmd: "echo n{n}-" + strings.Repeat("x", 70), out: "n{n}-" + strings.Repeat("x", 70)},
+	{cmd: "echo n{n}a\necho n{n}b", out: "n{n}a\nn{n}b"},
+	{cmd: "echo 日本語 n{n}", out: "日本語 n{n}"},
+	{cmd: "echo n{n}-" + strings.Repeat("日本語", 12), out: "n{n}-" + strings.Repeat("日本語", 12)},
+	{cmd: "echo n{n}; sh -c 'exit 3'", out: "n{n}", status: 3},
+}
+
+// TestEngineNarrow: in every set-up, with and without the process table, in panes shaped as
+// agents' layouts leave them (narrow, short, zoomed), runs of one line, one longer than the
+// pane is wide, several lines and wide characters complete at once with their exact output
+// and status; the screen and the scrollback then show each command after its prompt and its
+// output, nothing of the wrapper, with the lines of the runs before intact.
+func TestEngineNarrow(t *testing.T) {
+	tmx, ts := realEngine(t)
+	for _, tb := range tables {
+		t.Run(tb.name, func(t *testing.T) {
+			t.Parallel()
+			r := New()
+			r.table = tb.table
+			t.Cleanup(r.Close)
+			sus := []testtmux.Setup{}
+			for _, sh := range testtmux.ShellNames() {
+				sus = append(sus, testtmux.Configs(sh)...)
+			}
+			for _, su := range append(sus, testtmux.ZshPlugins()...) {
+				t.Run(su.Name(), func(t *testing.T) {
+					su.Require(t)
+					t.Parallel()
+					setupSem <- struct{}{}
+					defer func() { <-setupSem }()
+					p := tmx.StartShell(t, su)
+					defer p.Kill()
+					narrowCases(t, r, ts, p)
+				})
+			}
+		})
+	}
+}
+
+// narrowCases splits p's window (a pane right of p, one below it) and runs narrowRuns in p in
+// each of paneShapes.
+func narrowCases(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane) {
+	p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
+	p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "5", "cat")
+	n := 0
+	for _, sh := range paneShapes {
+		if !only(sh.name) {
+			continue
+		}
+		shapePane(t, p, sh)
+		for _, nr := range narrowRuns {
+			n++
+			narrowRunOne(t, r, ts, p, sh, nr, n)
+		}
+		if sh.zoom {
+			p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
+		}
+	}
+}
+
+func only(name string) bool {
+	o := os.Getenv("NARROW_ONLY")
+	return o == "" || strings.Contains(","+o+",", ","+name+",")
+}
+
+// shapePane gives p the shape sh and waits until its shell is at its prompt again.
+func shapePane(t *testing.T, p *testtmux.ShellPane, sh paneShape) {
+	t.Helper()
+	p.S.Tmux("resize-pane", "-t", p.ID, "-x", strconv.Itoa(sh.w), "-y", strconv.Itoa(sh.h))
+	w, h := sh.w, sh.h
+	if sh.zoom {
+		p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
+		w, h = 80, 24
+	}
+	waitSize(t, p, w, h)
+	time.Sleep(300 * time.Millisecond) // the shell redraws its prompt for the new size
+	p.WaitPrompt()
+}
+
+// waitSize waits until p is w x h.
+func waitSize(t *testing.T, p *testtmux.ShellPane, w, h int) {
+	t.Helper()
+	want := strconv.Itoa(w) + "x" + strconv.Itoa(h)
+	p.WaitState(want, func(string, string) bool {
+		out, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_width}x#{pane_height}")
+		return err == nil && out == want
+	})
+}
+
+// narrowRunOne runs nr (numbered n) in p and checks it as a person would see it. A pane too
+// short for the typed line refuses the run, saying how high it must be: zoomed as the refusal
+// says, it takes the run, and is unzoomed after.
+func narrowRunOne(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, sh paneShape, nr narrowRun, n int) {
+	t.Helper()
+	num := strconv.Itoa(n)
+	cmd := nr.cmd
+	if p.Setup.Fish && nr.fishCmd != "" {
+		cmd = nr.fishCmd
+	}
+	cmd = strings.ReplaceAll(cmd, "{n}", num)
+	out := strings.ReplaceAll(nr.out, "{n}", num)
+	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+	if need, ok := tooShortRefusal(t, p, sh, err); ok {
+		t.Logf("%s: %q refused: %v", sh.name, cmd, err)
+		p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
+		waitSize(t, p, 80, 24)
+		defer waitSize(t, p, sh.w, sh.h)
+		defer p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
+		if need > 24 {
+			t.Fatalf("%s: %q refused, needing %d rows", sh.name, cmd, need)
+		}
+		res, err = engineRun(t, r, ts, p, cmd, 20*time.Second)
+	}
+	all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
+	if err != nil || res.Outcome != Completed || res.Output != out || *res.ExitStatus != nr.status {
+		t.Errorf("%s: %q: %+v %v; scrollback:\n%s", sh.name, cmd, res, err, lastLines(all, 30))
+		return
+	}
+	if res.Elapsed >= echoWait {
+		t.Errorf("%s: %q took %v", sh.name, cmd, res.Elapsed)
+	}
+	if bad := narrowShown.FindString(all); bad != "" {
+		t.Fatalf("%s: %q: the scrollback shows %q of the wrapper:\n%s", sh.name, cmd, bad, lastLines(all, 60))
+	}
+	if !shownAsTyped(all, cmd, out) {
+		t.Errorf("%s: %q is not shown after its prompt, with its output below:\n%s", sh.name, cmd, lastLines(all, 30))
+	}
+}
+
+// tooShortRefusal reports whether err refuses a run because the pane is too short for the
+// typed line, and the rows it says the pane needs: more than it has, with a hint that says how
+// to get them. Nothing of the wrapper may be on the screen or in the history then.
+func tooShortRefusal(t *testing.T, p *testtmux.ShellPane, sh paneShape, err error) (int, bool) {
+	t.Helper()
+	var nr *NotRun
+	if !errors.As(err, &nr) || !strings.Contains(nr.Hint, "resize_pane height=") {
+		return 0, false
+	}
+	need, _ := strconv.Atoi(strings.TrimRight(strings.Fields(strings.SplitAfter(nr.Hint, "height=")[1])[0], ","))
+	if sh.zoom || need <= sh.h || !strings.Contains(nr.Reason, fmt.Sprintf("%dx%d", sh.w, sh.h)) {
+		t.Errorf("%s: refused as too short: %v (%s)", sh.name, nr, nr.Hint)
+	}
+	all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
+	if bad := narrowShown.FindString(all); bad != "" {
+		t.Fatalf("%s: refused, but the scrollback shows %q of the wrapper:\n%s", sh.name, bad, lastLines(all, 60))
+	}
+	return need, true
+}
+
+// shownAsTyped reports whether the scrollback all (joined, capture-pane -J) shows cmd after a
+// prompt, then out. Blanks do not count: a wide character that does not fit in a row's last
+// column leaves it blank, as it does when a person types it.
+func shownAsTyped(all, cmd, out string) bool {
+	lines := strings.Split(cmd, "\n")
+	// A right prompt may follow the first line.
+	pat := `(?m)[$#>❯]` + regexp.QuoteMeta(unblank(lines[0])) + `\S*$`
+	for _, l := range append(lines[1:], strings.Split(out, "\n")...) {
+		pat += `\n` + regexp.QuoteMeta(unblank(l)) + `$`
+	}
+	return regexp.MustCompile(pat).MatchString(unblank(all))
+}
+
+// narrowShown matches what of the wrapper a screen could show.
+var narrowShown = regexp.MustCompile(`tmx|tmux-mcp-|/dev/null|\\\. '|6973;|builtin source`)
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestEngineTooShort: in a pane fewer rows high than the typed line takes (split below to 3
+// rows, 59 columns), a run is refused at once, naming the height it needs, with nothing typed;
+// the screen would scroll the typed line's start into the pane's history, beyond the redraw's
+// reach. At that height the run completes and nothing of the wrapper is in the history.
+func TestEngineTooShort(t *testing.T) {
+	tmx, ts := realEngine(t)
+	for _, tb := range tables {
+		for _, sh := range []string{"bash", "zsh"} {
+			su := testtmux.Config(sh, "clean")
+			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
+				su.Require(t)
+				t.Parallel()
+				r := New()
+				r.table = tb.table
+				defer r.Close()
+				p := tmx.StartShell(t, su)
+				defer p.Kill()
+				p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
+				p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "20", "cat")
+				sh := paneShape{name: "59x3", w: 59, h: 3}
+				shapePane(t, p, sh)
+				_, err := engineRun(t, r, ts, p, "echo short", 20*time.Second)
+				need, ok := tooShortRefusal(t, p, sh, err)
+				if !ok {
+					t.Fatalf("not refused: %v; scrollback:\n%s", err, p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-"))
+				}
+				shapePane(t, p, paneShape{name: "taller", w: 59, h: need})
+				narrowRunOne(t, r, ts, p, paneShape{name: "taller", w: 59, h: need}, narrowRun{cmd: "echo n{n}", out: "n{n}"}, 1)
+			})
+		}
+	}
+}
