@@ -15,27 +15,33 @@ import (
 )
 
 // paneShape is a pane's size as agents' layouts leave it: after split_window, narrow or short;
-// zoomed to the whole window.
+// zoomed to the whole window. runs are the indexes in narrowRuns of the runs made in it.
 type paneShape struct {
 	name string
 	w, h int  // the pane's size (unzoomed)
 	zoom bool // zoomed (resize-pane -Z) to the window's 80x24
+	runs []int
+	// tiny: narrower than the prompts; the run must complete or be refused with what to
+	// do, leaving nothing of the wrapper, but where the prompt is shown is the shell's (and
+	// tmux's reflow's) affair.
+	tiny bool
 }
 
 var paneShapes = []paneShape{
-	{name: "45x18", w: 45, h: 18},
-	{name: "20x18", w: 20, h: 18},
-	{name: "59x3", w: 59, h: 3},
-	{name: "30x8", w: 30, h: 8},
-	{name: "zoomed", w: 30, h: 8, zoom: true},
+	{name: "45x18", w: 45, h: 18, runs: []int{0, 1, 2, 3, 4, 5}},
+	{name: "20x18", w: 20, h: 18, runs: []int{1, 2, 4}},
+	{name: "59x3", w: 59, h: 3, runs: []int{0, 5}},
+	{name: "30x8", w: 30, h: 8, runs: []int{1, 4}},
+	{name: "zoomed", w: 30, h: 8, zoom: true, runs: []int{0}},
+	{name: "10x2", w: 10, h: 2, runs: []int{0}, tiny: true},
 }
 
-// narrowRun is one run of TestEngineNarrow: cmd (fish gets fishCmd when set) prints out and
-// ends with status. In cmd and out, "{n}" stands for a number of its own, so that each run's
-// lines are found on the screen.
+// narrowRun is one run of TestEngineNarrow: cmd prints out and ends with status. In cmd and
+// out, "{n}" stands for a number of its own, so that each run's lines are found on the
+// screen.
 type narrowRun struct {
-	cmd, fishCmd, out string
-	status            int
+	cmd, out string
+	status   int
 }
 
 var narrowRuns = []narrowRun{
@@ -71,7 +77,7 @@ func TestEngineNarrow(t *testing.T) {
 					setupSem <- struct{}{}
 					defer func() { <-setupSem }()
 					p := tmx.StartShell(t, su)
-					defer p.Kill()
+					defer p.S.TryTmux("kill-window", "-t", p.ID)
 					narrowCases(t, r, ts, p)
 				})
 			}
@@ -86,13 +92,15 @@ func narrowCases(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane
 	p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "5", "cat")
 	n := 0
 	for _, sh := range paneShapes {
-		if !only(sh.name) {
+		if !only(sh.name) || p.Setup.Name() == "mksh/vi" && sh.h < 18 {
+			// mksh's vi mode keeps the width it had when its line began: after a resize at
+			// its prompt it scrolls the line sideways a row at a time, as it would for a person.
 			continue
 		}
 		shapePane(t, p, sh)
-		for _, nr := range narrowRuns {
+		for _, i := range sh.runs {
 			n++
-			narrowRunOne(t, r, ts, p, sh, nr, n)
+			narrowRunOne(t, r, ts, p, sh, narrowRuns[i], n)
 		}
 		if sh.zoom {
 			p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
@@ -116,7 +124,9 @@ func shapePane(t *testing.T, p *testtmux.ShellPane, sh paneShape) {
 	}
 	waitSize(t, p, w, h)
 	time.Sleep(300 * time.Millisecond) // the shell redraws its prompt for the new size
-	p.WaitPrompt()
+	if w >= 20 {
+		p.WaitPrompt() // narrower, a shell may show only part of its prompt (fish: "…ot@vm ~#")
+	}
 }
 
 // waitSize waits until p is w x h.
@@ -135,22 +145,15 @@ func waitSize(t *testing.T, p *testtmux.ShellPane, w, h int) {
 func narrowRunOne(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, sh paneShape, nr narrowRun, n int) {
 	t.Helper()
 	num := strconv.Itoa(n)
-	cmd := nr.cmd
-	if p.Setup.Fish && nr.fishCmd != "" {
-		cmd = nr.fishCmd
-	}
-	cmd = strings.ReplaceAll(cmd, "{n}", num)
+	cmd := strings.ReplaceAll(nr.cmd, "{n}", num)
 	out := strings.ReplaceAll(nr.out, "{n}", num)
 	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
-	if need, ok := tooShortRefusal(t, p, sh, err); ok {
+	if _, ok := tooShortRefusal(t, p, sh, err); ok {
 		t.Logf("%s: %q refused: %v", sh.name, cmd, err)
 		p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
 		waitSize(t, p, 80, 24)
 		defer waitSize(t, p, sh.w, sh.h)
 		defer p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
-		if need > 24 {
-			t.Fatalf("%s: %q refused, needing %d rows", sh.name, cmd, need)
-		}
 		res, err = engineRun(t, r, ts, p, cmd, 20*time.Second)
 	}
 	all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
@@ -164,7 +167,7 @@ func narrowRunOne(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPan
 	if bad := narrowShown.FindString(all); bad != "" {
 		t.Fatalf("%s: %q: the scrollback shows %q of the wrapper:\n%s", sh.name, cmd, bad, lastLines(all, 60))
 	}
-	if !shownAsTyped(all, cmd, out) {
+	if !sh.tiny && !shownAsTyped(all, cmd, out) {
 		t.Errorf("%s: %q is not shown after its prompt, with its output below:\n%s", sh.name, cmd, lastLines(all, 30))
 	}
 }
@@ -226,7 +229,7 @@ func TestEngineTooShort(t *testing.T) {
 				r.table = tb.table
 				defer r.Close()
 				p := tmx.StartShell(t, su)
-				defer p.Kill()
+				defer p.S.TryTmux("kill-window", "-t", p.ID)
 				p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
 				p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "20", "cat")
 				sh := paneShape{name: "59x3", w: 59, h: 3}
@@ -240,5 +243,110 @@ func TestEngineTooShort(t *testing.T) {
 				narrowRunOne(t, r, ts, p, paneShape{name: "taller", w: 59, h: need}, narrowRun{cmd: "echo n{n}", out: "n{n}"}, 1)
 			})
 		}
+	}
+}
+
+// TestEngineResizeThenRun: an agent resizes or zooms a pane and runs a command at once: tmux
+// passes the new size on to the pane's terminal a moment later, and the shell redraws its
+// prompt then. Each run completes and shows as typed, with nothing of the wrapper left.
+func TestEngineResizeThenRun(t *testing.T) {
+	tmx, ts := realEngine(t)
+	for _, tb := range tables {
+		for _, sh := range testtmux.ShellNames() {
+			for _, su := range testtmux.Configs(sh)[:2] {
+				t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
+					su.Require(t)
+					t.Parallel()
+					setupSem <- struct{}{}
+					defer func() { <-setupSem }()
+					r := New()
+					r.table = tb.table
+					defer r.Close()
+					p := tmx.StartShell(t, su)
+					defer p.S.TryTmux("kill-window", "-t", p.ID)
+					p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
+					p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "5", "cat")
+					resizeThenRun(t, r, ts, p)
+				})
+			}
+		}
+	}
+}
+
+func resizeThenRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane) {
+	for i, resize := range [][]string{
+		{"-x", "45"}, {"-x", "30"}, {"-Z"}, {"-Z"}, {"-x", "50", "-y", "10"}, {"-Z"}, {"-Z"}, {"-x", "59", "-y", "18"},
+	} {
+		p.S.Tmux(append([]string{"resize-pane", "-t", p.ID}, resize...)...)
+		cmd, out := "echo r"+strconv.Itoa(i), "r"+strconv.Itoa(i)
+		res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+		all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
+		if err != nil || res.Outcome != Completed || res.Output != out {
+			t.Fatalf("resize-pane %v, %q: %+v %v; scrollback:\n%s", resize, cmd, res, err, lastLines(all, 30))
+		}
+		if bad := narrowShown.FindString(all); bad != "" {
+			t.Fatalf("resize-pane %v, %q: the scrollback shows %q of the wrapper:\n%s", resize, cmd, bad, lastLines(all, 60))
+		}
+		if !shownAsTyped(all, cmd, out) {
+			t.Errorf("resize-pane %v, %q is not shown after its prompt, with its output below:\n%s", resize, cmd, lastLines(all, 30))
+		}
+	}
+}
+
+// TestEngineResizeDuringRun: a pane resized and zoomed while its run's command runs (sleep 1;
+// echo done): the run completes with its output and status, and nothing of the wrapper is
+// left on the screen or in the history.
+func TestEngineResizeDuringRun(t *testing.T) {
+	tmx, ts := realEngine(t)
+	for _, tb := range tables {
+		for _, sh := range testtmux.ShellNames() {
+			su := testtmux.Config(sh, "rc")
+			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
+				su.Require(t)
+				t.Parallel()
+				setupSem <- struct{}{}
+				defer func() { <-setupSem }()
+				r := New()
+				r.table = tb.table
+				defer r.Close()
+				p := tmx.StartShell(t, su)
+				defer p.S.TryTmux("kill-window", "-t", p.ID)
+				p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
+				p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "5", "cat")
+				for i, resize := range [][]string{{"-x", "30"}, {"-Z"}, {"-Z"}, {"-x", "59", "-y", "10"}} {
+					resizeDuringRun(t, r, ts, p, i, resize)
+				}
+			})
+		}
+	}
+}
+
+// resizeDuringRun runs "sleep 1; echo d<i>" in p and resizes p (resize-pane args) once the
+// command runs.
+func resizeDuringRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane, i int, resize []string) {
+	t.Helper()
+	out := "d" + strconv.Itoa(i)
+	cmd := "sleep 1; echo " + out
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// The command runs once its sleep is the pane's foreground program.
+		p.Poll(10*time.Second, func(string, string) bool {
+			cur, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_current_command}")
+			return err == nil && cur == "sleep"
+		})
+		p.S.TryTmux(append([]string{"resize-pane", "-t", p.ID}, resize...)...)
+	}()
+	res, err := engineRun(t, r, ts, p, cmd, 20*time.Second)
+	<-done
+	all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
+	if err != nil || res.Outcome != Completed || res.Output != out || *res.ExitStatus != 0 {
+		t.Fatalf("resize-pane %v during %q: %+v %v; scrollback:\n%s", resize, cmd, res, err, lastLines(all, 30))
+	}
+	if bad := narrowShown.FindString(all); bad != "" {
+		t.Fatalf("resize-pane %v during %q: the scrollback shows %q of the wrapper:\n%s", resize, cmd, bad, lastLines(all, 60))
+	}
+	if !shownAsTyped(all, cmd, out) {
+		t.Errorf("resize-pane %v during %q: not shown after its prompt, with its output below:\n%s", resize, cmd, lastLines(all, 30))
 	}
 }

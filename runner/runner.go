@@ -511,6 +511,7 @@ func (x *run) launch(ctx context.Context) error {
 	if err := x.recheckPane(ctx); err != nil {
 		return err
 	}
+	x.awaitSize(ctx)
 	x.before = x.screenBefore(ctx)
 	if q, ok := x.before.question(); ok {
 		return asked(x.req.pane.PaneID, q)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/screen"
@@ -274,6 +275,62 @@ func (x *run) sizeApart(ctx context.Context, tty string) (cols, rows, w, h int, 
 	return cols, rows, w, h, ok && c == cols && r == rows && w2 == w && h2 == h
 }
 
+// awaitSize waits, up to resizeWait, until the pane's terminal has the pane's size, then
+// until the shell's redraw for it is over (the pane quiet for resizeQuiet). tmux passes a
+// resize (resize_pane, a zoom) on to the terminal up to 250 ms after the pane's own size
+// changed; the shell then redraws its prompt where the new size puts it, and a line typed
+// meanwhile is found on the screen at rows the redraw moves: the wrapper's redraw would put
+// the command on the wrong row and leave the typed line's rows on the screen. A terminal
+// that keeps another size (stty cols) is leftCause's.
+func (x *run) awaitSize(ctx context.Context) {
+	if x.ts == nil || !x.ts.Local() {
+		return
+	}
+	w, h := x.req.pane.PaneWidth, x.req.pane.PaneHeight // the snapshot's: no round trip
+	deadline := time.Now().Add(resizeWait)
+	for resized := false; ; resized = true {
+		cols, rows, err := termstate.ReadSize(x.req.pane.PaneTTY)
+		if err != nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		if resized {
+			s, ok := x.screen(ctx)
+			if !ok {
+				return
+			}
+			w, h = s.Width, s.Height
+		}
+		if cols == w && rows == h {
+			if resized {
+				x.awaitQuiet(ctx, time.Now().Add(resizeWait))
+			}
+			return
+		}
+		x.skip(ctx, deadline)
+	}
+}
+
+// resizeWait bounds awaitSize's wait for a resize to reach the pane's terminal.
+const resizeWait = time.Second
+
+// awaitQuiet waits until the pane printed nothing for resizeQuiet, or deadline.
+func (x *run) awaitQuiet(ctx context.Context, deadline time.Time) {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		off := x.f.Offset()
+		wctx, cancel := context.WithDeadline(ctx, minTime(deadline, time.Now().Add(resizeQuiet)))
+		x.f.Wait(wctx)
+		cancel()
+		x.f.Read(ctx, 0)
+		if x.f.Offset() == off {
+			return
+		}
+	}
+}
+
+// resizeQuiet is how long a shell's redraw for a new size may pause (fish redraws its prompt
+// after its own event loop comes round).
+const resizeQuiet = 100 * time.Millisecond
+
 // sizeSettle is how long sizeApart waits for a resize under way to reach the terminal.
 const sizeSettle = 300 * time.Millisecond
 
@@ -479,9 +536,11 @@ func (x *run) screenShows(ctx context.Context, line string, drawn []byte) bool {
 		return true
 	}
 	// A pane too narrow for the line: mksh scrolls it sideways and shows only what fits on
-	// the cursor's row before the cursor (at least 4 bytes; echoed checks its start).
+	// the cursor's row before the cursor, after its first character (a prompt's ❯, or the
+	// "<" that says the line goes on to the left): at least 4 bytes; echoed checks its start.
 	row := unblank(x.lastRow)
-	k := min(len(tail), len(row)-1, 32)
+	_, first := utf8.DecodeRuneInString(row)
+	k := min(len(tail), len(row)-first, 32)
 	return k >= 4 && len(line) > x.req.pane.PaneWidth && strings.HasSuffix(t, tail[len(tail)-k:])
 }
 
