@@ -3,13 +3,13 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
 	"github.com/tmux-mcp/tmux-mcp/internal/testtmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -54,10 +54,12 @@ var narrowRuns = []narrowRun{
 }
 
 // TestEngineNarrow: in every set-up, with and without the process table, in panes shaped as
-// agents' layouts leave them (narrow, short, zoomed), runs of one line, one longer than the
-// pane is wide, several lines and wide characters complete at once with their exact output
-// and status; the screen and the scrollback then show each command after its prompt and its
-// output, nothing of the wrapper, with the lines of the runs before intact.
+// agents' layouts leave them (narrow, short, zoomed, 10x2), runs of one line, one longer than
+// the pane is wide, several lines and wide characters complete at once with their exact output
+// and status, or are refused as the pane is too short for the typed line, saying how high it
+// must be (then, zoomed, they complete); the screen and the scrollback then show each command
+// after its prompt and its output, nothing of the wrapper, with the lines of the run before
+// intact.
 func TestEngineNarrow(t *testing.T) {
 	tmx, ts := realEngine(t)
 	for _, tb := range tables {
@@ -92,25 +94,23 @@ func narrowCases(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane
 	p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "5", "cat")
 	n := 0
 	for _, sh := range paneShapes {
-		if !only(sh.name) || p.Setup.Name() == "mksh/vi" && sh.h < 18 {
+		if p.Setup.Name() == "mksh/vi" && sh.h < 18 {
 			// mksh's vi mode keeps the width it had when its line began: after a resize at
 			// its prompt it scrolls the line sideways a row at a time, as it would for a person.
 			continue
 		}
 		shapePane(t, p, sh)
-		for _, i := range sh.runs {
+		for k, i := range sh.runs {
 			n++
 			narrowRunOne(t, r, ts, p, sh, narrowRuns[i], n)
+			if k > 0 && !sh.tiny {
+				aboveIntact(t, p, sh, narrowRuns[sh.runs[k-1]], n-1)
+			}
 		}
 		if sh.zoom {
 			p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
 		}
 	}
-}
-
-func only(name string) bool {
-	o := os.Getenv("NARROW_ONLY")
-	return o == "" || strings.Contains(","+o+",", ","+name+",")
 }
 
 // shapePane gives p the shape sh and waits until its shell is at its prompt again.
@@ -122,20 +122,23 @@ func shapePane(t *testing.T, p *testtmux.ShellPane, sh paneShape) {
 		p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
 		w, h = 80, 24
 	}
-	waitSize(t, p, w, h)
+	waitSize(t, p, w, h, true)
 	time.Sleep(300 * time.Millisecond) // the shell redraws its prompt for the new size
 	if w >= 20 {
 		p.WaitPrompt() // narrower, a shell may show only part of its prompt (fish: "…ot@vm ~#")
 	}
 }
 
-// waitSize waits until p is w x h.
-func waitSize(t *testing.T, p *testtmux.ShellPane, w, h int) {
+// waitSize waits until p is w x h, and with terminal so is its terminal (tmux passes the size
+// on later, and the shell redraws then).
+func waitSize(t *testing.T, p *testtmux.ShellPane, w, h int, terminal bool) {
 	t.Helper()
 	want := strconv.Itoa(w) + "x" + strconv.Itoa(h)
 	p.WaitState(want, func(string, string) bool {
-		out, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_width}x#{pane_height}")
-		return err == nil && out == want
+		out, err := p.S.TryTmux("display-message", "-p", "-t", p.ID, "#{pane_width}x#{pane_height} #{pane_tty}")
+		size, tty, _ := strings.Cut(out, " ")
+		cols, rows, terr := termstate.ReadSize(tty)
+		return err == nil && size == want && (!terminal || terr == nil && cols == w && rows == h)
 	})
 }
 
@@ -151,8 +154,8 @@ func narrowRunOne(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPan
 	if _, ok := tooShortRefusal(t, p, sh, err); ok {
 		t.Logf("%s: %q refused: %v", sh.name, cmd, err)
 		p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
-		waitSize(t, p, 80, 24)
-		defer waitSize(t, p, sh.w, sh.h)
+		waitSize(t, p, 80, 24, false) // then run at once, as an agent would
+		defer waitSize(t, p, sh.w, sh.h, false)
 		defer p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
 		res, err = engineRun(t, r, ts, p, cmd, 20*time.Second)
 	}
@@ -169,6 +172,17 @@ func narrowRunOne(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPan
 	}
 	if !sh.tiny && !shownAsTyped(all, cmd, out) {
 		t.Errorf("%s: %q is not shown after its prompt, with its output below:\n%s", sh.name, cmd, lastLines(all, 30))
+	}
+}
+
+// aboveIntact: the run before (nr, numbered n), above the last one, is still shown as it was:
+// the last run's redraw erased nothing above its typed line.
+func aboveIntact(t *testing.T, p *testtmux.ShellPane, sh paneShape, nr narrowRun, n int) {
+	t.Helper()
+	cmd := strings.ReplaceAll(nr.cmd, "{n}", strconv.Itoa(n))
+	all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
+	if !shownAsTyped(all, cmd, strings.ReplaceAll(nr.out, "{n}", strconv.Itoa(n))) {
+		t.Errorf("%s: the run after %q damaged its lines:\n%s", sh.name, cmd, lastLines(all, 30))
 	}
 }
 
