@@ -136,7 +136,7 @@ func shapePane(t *testing.T, p *testtmux.ShellPane, sh paneShape) {
 	word := "shaped" + strconv.Itoa(sh.w)
 	p.Type("echo " + word)
 	p.WaitState(word, func(screen, before string) bool {
-		return regexp.MustCompile(`(?m)^` + word + `\s*$`).MatchString(screen) && (w < 20 || p.Setup.Prompt.MatchString(before))
+		return regexp.MustCompile(`(?m)^`+word+`\s*$`).MatchString(screen) && (w < 20 || p.Setup.Prompt.MatchString(before))
 	})
 }
 
@@ -247,14 +247,7 @@ func TestEngineTooShort(t *testing.T) {
 	for _, tb := range tables {
 		for _, sh := range []string{"bash", "zsh"} {
 			su := testtmux.Config(sh, "clean")
-			t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
-				su.Require(t)
-				t.Parallel()
-				r := New()
-				r.table = tb.table
-				defer r.Close()
-				p := tmx.StartShell(t, su)
-				defer p.S.TryTmux("kill-window", "-t", p.ID)
+			inShell(t, tmx, tb.name+"/"+su.Name(), su, tb.table, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 				p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
 				p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "20", "cat")
 				sh := paneShape{name: "59x3", w: 59, h: 3}
@@ -279,16 +272,7 @@ func TestEngineResizeThenRun(t *testing.T) {
 	for _, tb := range tables {
 		for _, sh := range testtmux.ShellNames() {
 			for _, su := range testtmux.Configs(sh)[:2] {
-				t.Run(tb.name+"/"+su.Name(), func(t *testing.T) {
-					su.Require(t)
-					t.Parallel()
-					setupSem <- struct{}{}
-					defer func() { <-setupSem }()
-					r := New()
-					r.table = tb.table
-					defer r.Close()
-					p := tmx.StartShell(t, su)
-					defer p.S.TryTmux("kill-window", "-t", p.ID)
+				inShell(t, tmx, tb.name+"/"+su.Name(), su, tb.table, func(t *testing.T, r *Runner, p *testtmux.ShellPane) {
 					p.S.Tmux("split-window", "-h", "-d", "-t", p.ID, "-l", "20", "cat")
 					p.S.Tmux("split-window", "-v", "-d", "-t", p.ID, "-l", "5", "cat")
 					resizeThenRun(t, r, ts, p)
@@ -317,4 +301,3 @@ func resizeThenRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPa
 		}
 	}
 }
-

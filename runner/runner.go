@@ -508,16 +508,8 @@ func (x *run) launch(ctx context.Context) error {
 	if x.r.retype != nil {
 		typed = x.r.retype(typed)
 	}
-	if err := x.recheckPane(ctx); err != nil {
-		return err
-	}
-	x.awaitSize(ctx)
-	x.before = x.screenBefore(ctx)
-	if q, ok := x.before.question(); ok {
-		return asked(x.req.pane.PaneID, q)
-	}
-	typed = x.before.fit(typed)
-	if err := x.tooShort(typed); err != nil {
+	typed, err := x.readyFor(ctx, typed)
+	if err != nil {
 		return err
 	}
 	// The typed line's echo comes after the stream's end; so may the shell's prompt, when
@@ -565,6 +557,22 @@ func (x *run) launch(ctx context.Context) error {
 	x.rec.mu.Unlock()
 	x.r.reg.attach(x.rec)
 	return nil
+}
+
+// readyFor checks the pane once more and reads its screen before typed is typed (see before),
+// refusing a shell that asks a question or a pane too short for the line; it returns the line
+// as it fits there.
+func (x *run) readyFor(ctx context.Context, typed string) (string, error) {
+	if err := x.recheckPane(ctx); err != nil {
+		return "", err
+	}
+	x.awaitSize(ctx)
+	x.before = x.screenBefore(ctx)
+	if q, ok := x.before.question(); ok {
+		return "", asked(x.req.pane.PaneID, q)
+	}
+	typed = x.before.fit(typed)
+	return typed, x.tooShort(typed)
 }
 
 // script mints the run's id and writes its wrapper: another id when the command holds it.
