@@ -139,8 +139,9 @@ func TestZshSubshellSavesNoHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The script's subshell opens on a line of its own; the inline line is all one
-		// subshell, whose first statements only save and set options.
+		// The script's subshell opens on a line of its own; the inline line is all in one
+		// subshell, whose first statements only save and set options (the frame's own
+		// subshell inside it sets SAVEHIST again).
 		if strings.Count(script, "SAVEHIST") != 2 || !strings.Contains(script, "\n(\n"+guard+"\n") {
 			t.Errorf("Script(zsh, %q): the subshell does not begin with %s:\n%s", cmd, guard, script)
 		}
@@ -148,7 +149,7 @@ func TestZshSubshellSavesNoHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(inline, " "+xtraceBack(dialectOf(Zsh))+"( ") || strings.Count(inline, "SAVEHIST") != 2 || !strings.Contains(inline, "; else "+guard+"; ") {
+		if !strings.HasPrefix(inline, " "+xtraceBack(dialectOf(Zsh))+"( ") || strings.Count(inline, "SAVEHIST") < 2 || !strings.Contains(inline, "; else "+guard+"; ") {
 			t.Errorf("Inline(zsh, %q): %s is not where the subshell's work begins:\n%s", cmd, guard, inline)
 		}
 	}

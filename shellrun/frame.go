@@ -60,20 +60,7 @@ func (f posixFrame) statements() []string {
 			append(frame, ";;", "esac")...)
 	}
 	if f.inline {
-		inner := append(f.saveOpts(), f.zshCheck()...)
-		if f.d.topEnd {
-			// The interactive shell is the one that survives Ctrl-C in a script; inline,
-			// the outer subshell stands in for it.
-			inner = append(inner, f.d.sp("trap")+" '__tmx_i=1' INT")
-			inner = append(inner, frame...)
-			inner = append(inner, f.errexitCase(f.d.sp("exit")+" 0", f.d.sp("exit")+` "$`+varStatus+`"`))
-		} else {
-			inner = append(inner, frame[1:len(frame)-1]...)
-		}
-		if f.d.zsh {
-			inner = append(inner, "fi")
-		}
-		return append(append([]string{"("}, inner...), ")")
+		return f.inlineStatements(frame)
 	}
 	s := append(f.saveOpts(), f.zshCheck()...)
 	s = append(s, f.historyFix()...)
@@ -83,6 +70,30 @@ func (f posixFrame) statements() []string {
 		s = append(s, "fi")
 	}
 	return s
+}
+
+// inlineStatements puts everything in one subshell, the frame's own when it can: its status
+// is the interactive shell's $? (0 under errexit, which that shell then still has on).
+func (f posixFrame) inlineStatements(frame []string) []string {
+	inner := append(f.saveOpts(), f.zshCheck()...)
+	exit := f.errexitCase(f.d.sp("exit")+" 0", f.d.sp("exit")+` "$`+varStatus+`"`)
+	if f.d.topEnd {
+		// The interactive shell is the one that survives Ctrl-C in a script; inline,
+		// the outer subshell stands in for it.
+		inner = append(inner, f.d.sp("trap")+" '__tmx_i=1' INT")
+		inner = append(append(inner, frame...), exit)
+	} else if lost := f.zshLostEnd(); lost != nil {
+		// The frame keeps its subshell (one fork more), for this one to print the end
+		// marker it may have lost; this one ends with exit too, so it saves no history either.
+		inner = append(append(append(append(inner, f.histSaveOff()...), frame...), varStatus+"=$?"), lost...)
+		inner = append(inner, exit)
+	} else {
+		inner = append(inner, frame[1:len(frame)-1]...)
+	}
+	if f.d.zsh {
+		inner = append(inner, "fi")
+	}
+	return append(append([]string{"("}, inner...), ")")
 }
 
 // zshCheck (zsh) opens an if whose else branch holds everything that needs builtin: nothing
@@ -249,7 +260,7 @@ var zshHistHook = `(( ${+functions[__tmx_hist]} )) || { functions[__tmx_hist]=` 
 
 // evalStmt runs the prelude and the command in the wrapper's (inner) subshell.
 func (f posixFrame) evalStmt() string {
-	text := f.prelude() + "\n" + f.cmd
+	text := f.evalPrefix() + f.cmd
 	arg := posixQuote(text)
 	switch {
 	case f.inline && f.d.dollarQuote:
@@ -258,6 +269,18 @@ func (f posixFrame) evalStmt() string {
 		arg = `"$(` + f.d.printf + ` '%b' '` + percentB(text) + `')"`
 	}
 	return f.d.sp("eval") + " " + arg
+}
+
+// evalPrefix is the prelude as eval reads it before the command. It shares the command's
+// first line, so that the line numbers of the shell's messages about the command
+// ("(eval):1:", "dash: 1:") are those of its own lines; but in bash, whose syntax errors quote
+// the whole line.
+func (f posixFrame) evalPrefix() string {
+	sep := "; "
+	if f.d.bash {
+		sep = "\n"
+	}
+	return strings.ReplaceAll(f.prelude(), "\n", sep) + sep
 }
 
 // prelude, run by eval before the command, gives the command the interactive shell's options
@@ -338,14 +361,35 @@ func (f posixFrame) startPrintf() string {
 	return show
 }
 
-// endPrintf prints the end marker with the status in $__tmx_s (ksh93 reports a death by
-// signal N as 256+N: mapped to 128+N).
-func (f posixFrame) endStmts() []string {
-	_, end := markerFormats(f.id)
-	return []string{
-		varStatus + "=$((" + varStatus + " > 255 ? " + varStatus + " % 256 + 128 : " + varStatus + "))",
-		f.d.printf + ` "` + end + `" "$` + varStatus + `"`,
+// endStmts maps the status in $__tmx_s to 0..255 and prints the end marker with it. A
+// subshell's status seen after it ended is 0..255, but for ksh93's death by signal N, 256+N:
+// mapped to 128+N. An EXIT trap (trapped) sees what exit or return was given: zsh and dash
+// keep 300 or -1 there, which the process ends with as the system does, modulo 256 (44, 255).
+func (f posixFrame) endStmts(trapped bool) []string {
+	mapped := varStatus + " > 255 ? " + varStatus + " % 256 + 128 : " + varStatus
+	if trapped {
+		mapped = varStatus + " & 255"
 	}
+	return []string{varStatus + "=$((" + mapped + "))", f.endPrintf()}
+}
+
+// endPrintf prints the end marker with the status in $__tmx_s.
+func (f posixFrame) endPrintf() string {
+	_, end := markerFormats(f.id)
+	return f.d.printf + ` "` + end + `" "$` + varStatus + `"`
+}
+
+// zshLostEnd (zsh, the single frame) prints the end marker in the shell around the frame's
+// subshell when the subshell ended without its EXIT trap: zsh's subshell exits at once, trap
+// and all, on an expansion error (${var?message}, ${var:?}, an unset variable under set -u),
+// with status 1. The trap always ends the subshell with the status it printed, or with 0
+// under errexit, so a status other than 0 printed again changes nothing: the first end marker
+// counts (Parse).
+func (f posixFrame) zshLostEnd() []string {
+	if !f.d.zsh || f.nested {
+		return nil
+	}
+	return []string{"case $" + varStatus + " in 0) ;; *) " + f.endPrintf() + ";; esac"}
 }
 
 // subshellStart lists what the wrapper's (outer) subshell runs first.
@@ -383,7 +427,7 @@ func (f posixFrame) singleFrame() []string {
 		}
 		h = append(h, "{ "+first+f.d.xtraceOff()+"; } 2>/dev/null")
 		h = append(h, f.subshellStart()...)
-		h = append(h, f.endStmts()...)
+		h = append(h, f.endStmts(true)...)
 		h = append(h, f.d.sp("exit")+" "+exitArg)
 		return f.d.sp("trap") + " " + posixQuote(strings.Join(h, "; ")) + " EXIT"
 	}
@@ -429,7 +473,7 @@ func (f posixFrame) nestedFrame() []string {
 	s = append(s, f.d.sp("trap")+" '__tmx_i=1' INT", f.startPrintf())
 	s = append(s, f.aliasesBack()...)
 	s = append(s, "(", f.evalStmt(), ")", varStatus+"=$?")
-	s = append(s, f.endStmts()...)
+	s = append(s, f.endStmts(false)...)
 	return append(s, f.errexitCase(f.d.sp("exit")+" 0", f.d.sp("exit")+` "$`+varStatus+`"`), ")")
 }
 
@@ -445,7 +489,7 @@ func (f posixFrame) topEndFrame() []string {
 	s = append(s, f.subshellStart()...)
 	s = append(s, f.d.sp("trap")+" "+posixQuote(f.d.sp("exit")+" 130")+" INT", f.startPrintf())
 	s = append(s, f.evalStmt(), ")", varStatus+"=$?")
-	s = append(s, f.endStmts()[0])
+	s = append(s, f.endStmts(false)[0])
 	arg := ` "` + end + `" "$` + varStatus + `"`
 	return append(s, `if \typeset -f command >/dev/null 2>&1; then \printf`+arg+`; else \command \printf`+arg+`; fi`)
 }
@@ -462,10 +506,10 @@ func (f posixFrame) finish() []string {
 			}
 		}
 		ret := "; " + f.d.sp("return") + " $__tmx_s"
-		return []string{varStatus + "=$?",
-			"case $__tmx_ze in on) " + varStatus + "=0;; esac",
+		s := append([]string{varStatus + "=$?"}, f.zshLostEnd()...)
+		return append(s, "case $__tmx_ze in on) "+varStatus+"=0;; esac",
 			strings.Join(set, " "),
-			"{ " + zshXtraceOn + " " + f.d.sp("eval") + ` "` + `\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx ` + zshLineOpts + ` __tmx_s` + ret + `"; } 2>/dev/null`}
+			"{ "+zshXtraceOn+" "+f.d.sp("eval")+` "`+`\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx `+zshLineOpts+` __tmx_s`+ret+`"; } 2>/dev/null`)
 	}
 	last := `\unset ` + varOpts + " " + varStatus + f.liftVar() + `; \return $` + varStatus
 	var tail []string

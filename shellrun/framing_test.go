@@ -44,6 +44,15 @@ var framingCases = []framingCase{
 	{name: "exit7", cmd: "echo before; exit 7; echo after", status: 7, body: "before"},
 	{name: "exit255", cmd: "exit 255", status: 255, body: ""},
 	{name: "errexit", cmd: "set -e; false; echo not reached", only: posixOnly, status: 1, body: ""},
+	// As the system ends a process: modulo 256 (zsh and dash keep 300 and -1 in $? for the
+	// EXIT trap; dash and ash refuse -1 as a number).
+	{name: "exit300", cmd: "exit 300", only: posixOnly, status: 44, body: ""},
+	{name: "exit-negative", cmd: "exit -1", only: posixOnly, status: 255, statusBy: map[string]int{"sh": 2, "dash": 2, "ash": 2}, body: anyBody},
+	{name: "return-negative", cmd: "return -3", only: posixOnly, status: anyStatus, body: anyBody},
+	// zsh's subshell exits without its EXIT trap on an expansion error.
+	{name: "unset-message", cmd: "echo ${nope?unset}; echo not reached", only: posixOnly, status: nonzero, body: anyBody},
+	{name: "unset-colon", cmd: ": ${nope:?must be set}; echo not reached", only: posixOnly, status: nonzero, body: anyBody},
+	{name: "nounset-error", cmd: "set -u; echo $nope; echo not reached", only: posixOnly, status: anyStatus, body: anyBody},
 	{name: "cd", cmd: "cd /tmp && pwd", fishCmd: "cd /tmp; and pwd", status: 0, body: "/tmp"},
 	{name: "export", cmd: "export __tmx_s=changed; __tmx_o=changed; __tmx_f=changed; echo $__tmx_s",
 		fishCmd: "set -gx __tmx_s changed; set -g __tmx_f changed; echo $__tmx_s", status: 0, body: "changed"},
@@ -218,7 +227,7 @@ var interactiveCases = map[string]bool{
 	"status7": true, "exit7": true, "errexit": true, "cd": true, "multiline": true, "heredoc": true,
 	"quotes": true, "substitution": true, "unicode": true, "tabs": true, "no-newline": true,
 	"comment": true, "comment-multi": true, "syntax-quote": true, "syntax-close": true, "bang": true,
-	"printf-function": true, "trap-exit": true, "stderr": true,
+	"printf-function": true, "trap-exit": true, "stderr": true, "exit300": true, "unset-message": true,
 }
 
 func TestFramingInteractive(t *testing.T) {

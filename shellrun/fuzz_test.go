@@ -131,7 +131,7 @@ func scriptCommand(sh Shell, script string) (string, bool) {
 		w, ok := unquoteWord(script[i+len(tok):], false)
 		// The prelude also removes the redraw's row count where the wrapper keeps one.
 		for _, up := range []int{0, 1} {
-			pre := posixFrame{d: d, up: up}.prelude() + "\n"
+			pre := posixFrame{d: d, up: up}.evalPrefix()
 			if ok && strings.HasPrefix(w, pre) {
 				return strings.TrimPrefix(w, pre), true
 			}
@@ -189,7 +189,7 @@ func inlineCommand(sh Shell, line string) (string, bool) {
 		}
 		return unquoteWord(strings.TrimPrefix(dec, "builtin eval "), true)
 	}
-	pre := posixFrame{d: dialectOf(sh)}.prelude() + "\n"
+	pre := posixFrame{d: dialectOf(sh)}.evalPrefix()
 	if !strings.HasPrefix(dec, pre) {
 		return "", false
 	}
