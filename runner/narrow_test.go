@@ -72,7 +72,7 @@ func TestEngineNarrow(t *testing.T) {
 			for _, sh := range testtmux.ShellNames() {
 				sus = append(sus, testtmux.Configs(sh)...)
 			}
-			for _, su := range append(sus, testtmux.ZshPlugins()...) {
+			for _, su := range append(append(sus, testtmux.ZshPlugins()...), testtmux.ZshTransient()) {
 				if tb.table != termstate.System && su.Config != "clean" {
 					continue // without the process table, the clean set-ups: CI's time is bounded
 				}
@@ -166,6 +166,16 @@ func narrowRunOne(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPan
 		t.Logf("%s: %q refused: %v", sh.name, cmd, err)
 		p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
 		waitSize(t, p, 80, 24, false) // then run at once, as an agent would
+		if p.Setup.Config == "transient" {
+			// zsh's zle, after a resize, draws the transient prompt and the line accepted
+			// next below their first drawing instead of over it (a person's line shows twice
+			// too): that first drawing of the typed line stays. A line accepted first
+			// clears the state.
+			p.Type("echo zoomed")
+			p.WaitState("the line accepted after the zoom", func(screen, before string) bool {
+				return regexp.MustCompile(`(?m)^zoomed\s*$`).MatchString(screen) && p.Setup.Prompt.MatchString(before)
+			})
+		}
 		defer waitSize(t, p, sh.w, sh.h, false)
 		defer p.S.Tmux("resize-pane", "-Z", "-t", p.ID)
 		res, err = engineRun(t, r, ts, p, cmd, 20*time.Second)

@@ -60,7 +60,7 @@ func allSetups() []testtmux.Setup {
 		out = append(out, testtmux.Plugins(sh)...) // skipped where the tools are not installed
 	}
 	out = append(out, testtmux.ZshPlugins()...)
-	return append(out,
+	return append(out, testtmux.ZshTransient(),
 		testtmux.Started("fish", "sh-c", "sh", "-c", "fish"),
 		testtmux.Started("fish", "sh-c-child", "sh", "-c", "fish; exit $?"),
 		printfFunction(),
@@ -243,9 +243,23 @@ func setupCases(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane)
 			t.Errorf("%q: exit %d, want %d", tc.cmd, *res.ExitStatus, want)
 		}
 	}
+	if !p.Setup.Fish {
+		expansionError(t, r, ts, p)
+	}
 	question(t, r, ts, p)
 	if p.Setup.Shell == "zsh" && p.Setup.Config != "printf-function" {
 		zshHistory(t, p)
+	}
+}
+
+// expansionError: a command ending on an expansion error completes at once with a failure
+// status and its message (zsh's subshell exits without its EXIT trap then).
+func expansionError(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane) {
+	t.Helper()
+	res, err := engineRun(t, r, ts, p, "echo out-2; : ${no_such_var:?must be set}; echo not reached", 20*time.Second)
+	if err != nil || res.Outcome != Completed || *res.ExitStatus == 0 || !strings.HasPrefix(res.Output, "out-2\n") ||
+		!strings.Contains(res.Output, "must be set") || strings.Contains(res.Output, "not reached") {
+		t.Fatalf("expansion error: %+v %v; screen:\n%s", res, err, p.S.Tmux("capture-pane", "-p", "-t", p.ID))
 	}
 }
 

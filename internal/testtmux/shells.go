@@ -236,6 +236,31 @@ func ZshPlugins() []Setup {
 	return []Setup{p, vi}
 }
 
+// ZshTransient is zsh's rc set-up with a transient prompt, as powerlevel10k (its
+// POWERLEVEL9K_TRANSIENT_PROMPT) and starship draw it: once a line is accepted, its two-line
+// prompt is redrawn as a short one ("❯ "), which moves the accepted line up a row and left.
+// The widget is the one p10k's author gives for zsh without p10k.
+func ZshTransient() Setup {
+	return Config("zsh", "rc").With("transient",
+		"zle-line-init() {",
+		"  emulate -L zsh",
+		"  [[ $CONTEXT == start ]] || return 0",
+		"  while true; do",
+		"    zle .recursive-edit",
+		"    local -i ret=$?",
+		`    [[ $ret == 0 && $KEYS == $'\4' ]] || break`,
+		"    [[ -o ignore_eof ]] || exit 0",
+		"  done",
+		"  local saved_prompt=$PROMPT saved_rprompt=$RPROMPT",
+		"  PROMPT='%F{magenta}❯%f ' RPROMPT=''",
+		"  zle .reset-prompt",
+		"  PROMPT=$saved_prompt RPROMPT=$saved_rprompt",
+		"  if (( ret )); then zle .send-break; else zle .accept-line; fi",
+		"  return ret",
+		"}",
+		"zle -N zle-line-init")
+}
+
 // Config returns one set-up of a shell by its config name.
 func Config(shell, config string) Setup {
 	for _, s := range Configs(shell) {
