@@ -9,8 +9,9 @@ import (
 )
 
 // A wrapper whose end marker never comes (the command replaced the wrapper's EXIT trap out of
-// sight, through a function of the user's shell or a sourced file, or killed its own subshell)
-// would hold its pane forever. Where the wrapper runs in processes of its own, their end is
+// sight, through a function of the user's shell or a sourced file, or killed its own subshell;
+// bash and zsh print it again after the subshell, the other shells cannot) would hold its
+// pane forever. Where the wrapper runs in processes of its own, their end is
 // seen in /proc instead: the interactive shell's children when the line is typed are noted,
 // and once a timed-out run is in the background, every chunk of pane output (the shell's next
 // prompt, at the latest) checks whether the wrapper's processes are still there. An idle pane

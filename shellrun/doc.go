@@ -80,6 +80,10 @@
 //     holds "trap" or "exec" (it could replace the EXIT trap or the subshell) gets the nested
 //     frame instead, and so does every command in an mksh with tracing on (mksh traces to the
 //     stderr set -x found, so the EXIT trap would trace its first statement into the output).
+//     In bash and zsh the interactive shell prints the end marker again after the subshell
+//     (the first one counts), for a subshell that ended without its trap: zsh's exits so on
+//     an expansion error (${var?}), and any does when killed or when a function of the
+//     user's replaced the trap.
 //   - Nested (an unknown sh, and those commands): the outer subshell catches SIGINT and
 //     prints the end marker after the inner one, which runs the command; the outer subshell
 //     never traces.

@@ -2,6 +2,7 @@ package shellrun
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,7 @@ type framingCase struct {
 	cmd      string // POSIX syntax (and fish, unless fishCmd is set)
 	fishCmd  string
 	only     int            // posixOnly, fishOnly or 0
+	in       []string       // the shells it runs in, when not all of its families
 	status   int            // want; nonzero means any status but 0
 	statusBy map[string]int // per shell name, overriding status
 	// raceBy is, per shell name, a status the shell itself reports now and then instead.
@@ -83,6 +85,8 @@ var framingCases = []framingCase{
 		status: 3, body: "in-f"},
 	{name: "exec", cmd: "exec echo replaced", status: 0, body: "replaced"},
 	{name: "killed", cmd: "sh -c 'kill -9 $$'", status: 137, body: anyBody},
+	// The wrapper's own subshell killed: the shell around it still reports it (bash, zsh).
+	{name: "subshell-killed", cmd: "echo before; sh -c 'kill -9 $PPID'; echo after", in: []string{"bash", "zsh"}, status: 137, body: "before"},
 	{name: "terminated", cmd: "sh -c 'kill -TERM $$'", status: 143, body: anyBody},
 	{name: "stderr", cmd: "echo err >&2; echo out", status: 0, body: "err\nout"},
 	{name: "percent", cmd: "echo '%s %d %b \\n \\0101 \\c'", fishCmd: `echo '%s %d %b \\n \\0101 \\c'`, status: 0,
@@ -142,6 +146,9 @@ func (c framingCase) commandFor(sh shell) string {
 }
 
 func (c framingCase) appliesTo(sh shell) bool {
+	if c.in != nil && !slices.Contains(c.in, sh.name) {
+		return false
+	}
 	switch c.only {
 	case posixOnly:
 		return sh.fam == POSIX
