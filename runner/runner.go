@@ -108,6 +108,10 @@ type Result struct {
 	// this server abandoned it (respawn_pane, kill_pane): the pane went, or the ssh connection
 	// to its host dropped, and then its command may still run there.
 	Lost bool
+	// LostState names the commands of a completed, silent, successful run that only change
+	// the shell that runs them (cd, export, source: shellrun.StateOnly), whose effect ended
+	// with the run's subshell.
+	LostState []string
 }
 
 // Runner runs framed commands. It owns a private directory (mode 0700, tmux.Server.MkdirTemp's) for
@@ -887,6 +891,9 @@ func (x *run) resultLocked() Result {
 	case x.col.done:
 		st := x.col.status
 		res.Outcome, res.ExitStatus = Completed, &st
+		if st == 0 && res.Output == "" {
+			res.LostState = shellrun.StateOnly(x.req.Command)
+		}
 	case x.ended != nil || x.gone.Err() != nil:
 		res.Outcome, res.ShellEnded = PaneDied, errors.Is(x.ended, errShellGone)
 		res.Lost = x.ended != nil && !x.abandoned.Load() && !res.ShellEnded

@@ -349,3 +349,24 @@ func TestResizeLonePane(t *testing.T) {
 		t.Errorf("zoom of a lone pane: %s", text)
 	}
 }
+
+// A run of cd (or export, source, an environment's activation) alone changes only its own
+// subshell: models run it on its own and expect the next call to start there. The result says
+// so, and how to make it count; a run that uses the change in the same call says nothing.
+func TestRunStateOnlySaysSo(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"cd /tmp"}`)
+	if failed || !strings.Contains(text, "[exit 0]\n[cd changed only this run's subshell") || !strings.Contains(text, "cd /path && make") {
+		t.Errorf("run_shell_command cd: %s", text)
+	}
+	text, failed = callText(t, srv, "run_command", `{"pane_id":"`+pane+`","command":"export A=1; cd /"}`)
+	if failed || !strings.Contains(text, `"note":"export, cd changed only this run's subshell`) || !strings.Contains(text, "make them last") {
+		t.Errorf("run_command export; cd: %s", text)
+	}
+	for _, cmd := range []string{"cd /tmp && pwd", "cd /nonexistent-dir"} {
+		text, _ = callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"`+cmd+`"}`)
+		if strings.Contains(text, "subshell") {
+			t.Errorf("run_shell_command %q: %s", cmd, text)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -260,11 +261,32 @@ type runShellOut struct {
 	gone     string // why the pane is gone, for pane_died (paneGone)
 	// shellEnded: the command ended its pane's shell (the seed's fields have no room for it).
 	shellEnded bool
-	onAlt      bool // it left the terminal on the alternate screen (altNote)
+	onAlt      bool   // it left the terminal on the alternate screen (altNote)
+	lostState  string // lostStateNote
 }
 
 // altNote says what a run that left the alternate screen on left.
 const altNote = "the command left the terminal on the alternate screen (a full-screen program's display): what it printed there is not in the output, and the pane still shows that screen; send_keys keys=\"tput rmcup\" (or \"reset\") brings the shell's screen back"
+
+// lostStateNote says that a run's commands (runner.Result.LostState) changed only its own
+// subshell: models often run cd or source on its own and expect the next call to see it.
+func lostStateNote(words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	names := slices.Compact(slices.Clone(words))
+	for i, w := range names {
+		if w == "assignment" {
+			names[i] = "the variable assignment"
+		}
+	}
+	it := "it"
+	if len(names) > 1 {
+		it = "them"
+	}
+	return strings.Join(names, ", ") + " changed only this run's subshell, which ended with it: the pane's shell, and a later run, are as before. " +
+		"Put " + it + " before the command in the same call (cd /path && make), or type " + it + " at the prompt with send_keys to make " + it + " last"
+}
 
 // adoptedNote says what a run an earlier server process started lacks (missed_bytes).
 const adoptedNote = "an earlier tmux-mcp process started this run: what it printed before this process found it is not in the output (capture_pane shows the pane)"
@@ -308,6 +330,7 @@ func runShellCommand(ctx context.Context, c *Call, in *runShellIn) (runShellOut,
 		gone:                   c.runGone(p.PaneID, res.ShellEnded),
 		shellEnded:             res.ShellEnded,
 		onAlt:                  res.OnAlternate && res.Outcome == runner.Completed,
+		lostState:              lostStateNote(res.LostState),
 	}, nil
 }
 
@@ -395,6 +418,9 @@ func (o runShellOut) Text() string {
 		}
 		if o.onAlt {
 			b.WriteString("\n[" + altNote + "]")
+		}
+		if o.lostState != "" {
+			b.WriteString("\n[" + o.lostState + "]")
 		}
 	case runner.TimedOut:
 		if o.waiting {
@@ -518,6 +544,9 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 	}
 	if res.OnAlternate && res.Outcome == runner.Completed {
 		out.Note = withNote(out.Note, altNote)
+	}
+	if n := lostStateNote(res.LostState); n != "" {
+		out.Note = withNote(out.Note, n)
 	}
 	return out
 }
