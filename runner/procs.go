@@ -14,8 +14,10 @@ import (
 // pane forever. Where the wrapper runs in processes of its own, their end is
 // seen in /proc instead: the interactive shell's children when the line is typed are noted,
 // and once a timed-out run is in the background, every chunk of pane output (the shell's next
-// prompt, at the latest) checks whether the wrapper's processes are still there. An idle pane
-// costs nothing; a run's pane that prints nothing has its shell looked at every shellPoll.
+// prompt, at the latest) checks whether the wrapper's processes are still there; while a call
+// waits, its look for a command waiting for input does (inputStop, lostEnd), so the call
+// returns, completed with the status lost. An idle pane costs nothing; a run's pane that
+// prints nothing has its shell looked at every shellPoll.
 
 // forkingShells are the shells whose wrapper runs whole in a child process, the subshell that
 // prints the end marker. ksh93 runs "( )" in its own process (a virtual subshell), so its
@@ -67,6 +69,14 @@ func (p *procWatch) gone() bool {
 		}
 	}
 	return true
+}
+
+// wrapperGone reports whether the run's wrapper processes, where they can be followed, have
+// all ended.
+func (x *run) wrapperGone() bool {
+	x.procsMu.Lock()
+	defer x.procsMu.Unlock()
+	return x.procs != nil && x.procs.gone()
 }
 
 // shellPoll is how often a run waiting without output looks whether its pane's shell is

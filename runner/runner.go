@@ -108,6 +108,11 @@ type Result struct {
 	// this server abandoned it (respawn_pane, kill_pane): the pane went, or the ssh connection
 	// to its host dropped, and then its command may still run there.
 	Lost bool
+	// StatusLost says the run ended without its end marker while its pane lives on: the
+	// wrapper's processes ended (its subshell was killed, or a function of the user's shell
+	// replaced its EXIT trap; bash and zsh print the marker again, so dash, ash and mksh).
+	// Outcome is then Completed, and ExitStatus nil.
+	StatusLost bool
 	// LostState names the commands of a completed, silent, successful run that only change
 	// the shell that runs them (cd, export, source: shellrun.StateOnly), whose effect ended
 	// with the run's subshell.
@@ -468,6 +473,9 @@ type run struct {
 	suspect     time.Time  // when the shell first looked back at its prompt without the wrapper (watchStart)
 	suspectOff  int64      // the stream offset then
 	procs       *procWatch // the wrapper's processes, when they can be followed
+	procsMu     sync.Mutex // procs's reads once the wrapper started, and procsGone: a waiting wait_for_run reads them too
+	procsGone   time.Time  // when inputStop first saw them gone without the end marker
+	statusLost  bool       // they ended without it and the pane lives on (Result.StatusLost); x.mu
 	persisted   bool       // its pane's option names it (adopt.go)
 	adopted     bool       // an earlier server process started it (adopt.go)
 	rawPrompt   bool       // the shell was found at its prompt by its terminal's raw mode (terminal.go)
@@ -604,13 +612,18 @@ func (x *run) background() {
 		}
 	}
 	// A wrapper that lost its end marker ends when its processes do (see procs.go).
-	x.waitFor(x.gone, func() bool { return x.started() && x.procs != nil && x.procs.gone() })
+	x.waitFor(x.gone, func() bool { return x.started() && x.wrapperGone() })
 	if !x.over() {
 		// Its last output, the end marker among it, may still be on its way through tmux
 		// (a loaded machine): /proc saw the processes end first.
 		ctx, cancel := context.WithTimeout(x.gone, lostEndGrace)
 		x.waitFor(ctx, nil)
 		cancel()
+	}
+	if !x.over() && x.gone.Err() == nil {
+		x.mu.Lock()
+		x.statusLost = true // the pane lives on: not pane_died
+		x.mu.Unlock()
 	}
 	x.settle(x.gone, x.result().Outcome)
 	x.finishWith(PaneDied)
@@ -894,6 +907,8 @@ func (x *run) resultLocked() Result {
 		if st == 0 && res.Output == "" {
 			res.LostState = shellrun.StateOnly(x.req.Command)
 		}
+	case x.statusLost:
+		res.Outcome, res.StatusLost = Completed, true
 	case x.ended != nil || x.gone.Err() != nil:
 		res.Outcome, res.ShellEnded = PaneDied, errors.Is(x.ended, errShellGone)
 		res.Lost = x.ended != nil && !x.abandoned.Load() && !res.ShellEnded

@@ -192,7 +192,8 @@ func BenchmarkRunTrue(b *testing.B) {
 // TestRunLostMarker: a command that kills its own wrapper (as one that replaced the wrapper's
 // EXIT trap out of sight would lose it) ends without an end marker (but in bash and zsh, whose
 // shell prints it after the subshell: with status 137); the pane is given back when the
-// wrapper's process ends, not held until the pane or server goes.
+// wrapper's process ends, not held until the pane or server goes, and the run is completed
+// with its status lost, not pane_died.
 func TestRunLostMarker(t *testing.T) {
 	for _, sh := range [][]string{testtmux.Bash, testtmux.Dash, testtmux.Mksh, testtmux.Zsh} {
 		t.Run(sh[0], func(t *testing.T) {
@@ -214,9 +215,16 @@ func TestRunLostMarker(t *testing.T) {
 				if d := time.Since(start); d < 900*time.Millisecond {
 					t.Errorf("the pane was given back after %v, while the command still ran", d)
 				}
-				// bash and zsh print the end marker again after the subshell.
-				if fin := rec.Result(); (sh[0] == "bash" || sh[0] == "zsh") && (fin.Outcome != Completed || *fin.ExitStatus != 137) {
-					t.Errorf("final result %+v, want completed with status 137", fin)
+				// bash and zsh print the end marker again after the subshell; in the others
+				// the pane lives on, so the run completed without a status.
+				fin := rec.Result()
+				switch {
+				case sh[0] == "bash" || sh[0] == "zsh":
+					if fin.Outcome != Completed || fin.ExitStatus == nil || *fin.ExitStatus != 137 {
+						t.Errorf("final result %+v, want completed with status 137", fin)
+					}
+				case fin.Outcome != Completed || !fin.StatusLost || fin.ExitStatus != nil:
+					t.Errorf("final result %+v, want completed with its status lost", fin)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("the pane was never given back")
@@ -226,6 +234,31 @@ func TestRunLostMarker(t *testing.T) {
 			res, err = r.Run(context.Background(), ts, q)
 			if err != nil || res.Outcome != Completed || res.Output != "next" {
 				t.Fatalf("next run: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+// TestRunLostMarkerInCall: a wrapper killed while the call waits returns once its processes
+// are gone (the shell is back at its prompt), not at the call's timeout: completed, with the
+// status (bash, zsh: their shell prints the marker again) or with it lost, not as a command
+// waiting for input.
+func TestRunLostMarkerInCall(t *testing.T) {
+	for _, sh := range [][]string{testtmux.Bash, testtmux.Dash, testtmux.Mksh, testtmux.Zsh} {
+		t.Run(sh[0], func(t *testing.T) {
+			t.Parallel()
+			ts, _, req := pane(t, sh)
+			r := New()
+			defer r.Close()
+			req.Command, req.Timeout = "echo before; sh -c 'kill -9 $PPID'; :", time.Minute
+			res, err := r.Run(context.Background(), ts, req)
+			lost := sh[0] != "bash" && sh[0] != "zsh"
+			if err != nil || res.Outcome != Completed || res.StillRunning || res.WaitingForInput || res.StatusLost != lost ||
+				lost != (res.ExitStatus == nil) || !strings.HasPrefix(res.Output, "before") || res.Elapsed > 30*time.Second {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if !lost && *res.ExitStatus != 137 {
+				t.Errorf("status %d, want 137", *res.ExitStatus)
 			}
 		})
 	}

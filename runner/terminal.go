@@ -185,8 +185,9 @@ func (x *run) terminalReader() (reader termstate.Proc, complete bool) {
 	return termstate.Proc{}, complete
 }
 
-// inputStop is waitFor's stop while a call waits: the command waits for input and the pane
-// has printed nothing for inputQuiet.
+// inputStop is waitFor's stop while a call waits: the command waits for input, or its
+// wrapper ended without the end marker (lostEnd), and the pane has printed nothing for
+// inputQuiet.
 func (x *run) inputStop() bool {
 	x.mu.Lock()
 	ready := x.col != nil && x.col.started && !x.col.done && time.Since(x.lastOut) >= inputQuiet
@@ -194,8 +195,34 @@ func (x *run) inputStop() bool {
 	if !ready {
 		return false
 	}
+	if gone, lost := x.lostEnd(); gone {
+		return lost // the shell back at its prompt reads keys: no command waits for them
+	}
 	waiting, _, _ := x.inputWait(context.Background())
 	return waiting
+}
+
+// lostEnd reports whether the wrapper's processes are gone with no end marker, and lost once
+// they have been for lostEndGrace with the pane quiet (the marker can come after /proc saw
+// them end, on a loaded machine): the run then completed with its status lost, and the call
+// returns instead of waiting out its timeout with the shell back at its prompt.
+func (x *run) lostEnd() (gone, lost bool) {
+	x.procsMu.Lock()
+	defer x.procsMu.Unlock()
+	if x.procs == nil || !x.procs.gone() {
+		x.procsGone = time.Time{}
+		return false, false
+	}
+	if x.procsGone.IsZero() {
+		x.procsGone = time.Now()
+	}
+	if time.Since(x.procsGone) < lostEndGrace {
+		return true, false
+	}
+	x.mu.Lock()
+	x.statusLost = true
+	x.mu.Unlock()
+	return true, true
 }
 
 // inputHint says what to do with a command waiting for input: the keys that leave a pager or

@@ -370,3 +370,20 @@ func TestRunStateOnlySaysSo(t *testing.T) {
 		}
 	}
 }
+
+// A run whose wrapper was killed in a shell that cannot report the status itself (dash)
+// returns once the shell is back at its prompt, completed with its status lost, saying so,
+// not at its timeout as a command waiting for keys.
+func TestRunStatusLostSaysSo(t *testing.T) {
+	srv, tmx, pane := newTestServer(t, policy.Mutating)
+	tmx.Tmux("respawn-pane", "-k", "-t", pane, "env PS1='$ ' dash -i")
+	text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","timeoutMs":60000,"command":"echo before; sh -c 'kill -9 $PPID'; :"}`)
+	if failed || !strings.Contains(text, "before") || !strings.Contains(text, "its exit status is lost") || strings.Contains(text, "[exit") ||
+		strings.Contains(text, "still running") {
+		t.Errorf("run_shell_command: %s", text)
+	}
+	text, failed = callText(t, srv, "wait_for_run", `{"pane_id":"`+pane+`"}`)
+	if failed || !strings.Contains(text, `"outcome":"completed"`) || !strings.Contains(text, `"exit_status":null`) || !strings.Contains(text, "status is lost") {
+		t.Errorf("wait_for_run: %s", text)
+	}
+}

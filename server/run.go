@@ -288,6 +288,10 @@ func lostStateNote(words []string) string {
 		"Put " + it + " before the command in the same call (cd /path && make), or type " + it + " at the prompt with send_keys to make " + it + " last"
 }
 
+// statusLostNote says what a run that ended without its exit status (runner.Result.StatusLost)
+// left.
+const statusLostNote = "the command ended, but its exit status is lost: the wrapper that reports it ended first (the command killed it, or a function of the pane's shell replaced its exit trap); the pane's shell is back at its prompt"
+
 // adoptedNote says what a run an earlier server process started lacks (missed_bytes).
 const adoptedNote = "an earlier tmux-mcp process started this run: what it printed before this process found it is not in the output (capture_pane shows the pane)"
 
@@ -412,6 +416,10 @@ func (o runShellOut) Text() string {
 	}
 	switch runner.Outcome(o.Outcome) {
 	case runner.Completed:
+		if o.ExitStatus == nil {
+			b.WriteString("[" + statusLostNote + "]")
+			break
+		}
 		fmt.Fprintf(&b, "[exit %d]", *o.ExitStatus)
 		if o.shellEnded {
 			b.WriteString("\n[" + shellEndedNote + "]")
@@ -544,6 +552,9 @@ func commandOut(pane string, res runner.Result, timeout time.Duration) runComman
 	}
 	if res.OnAlternate && res.Outcome == runner.Completed {
 		out.Note = withNote(out.Note, altNote)
+	}
+	if res.StatusLost {
+		out.Note = withNote(out.Note, statusLostNote)
 	}
 	if n := lostStateNote(res.LostState); n != "" {
 		out.Note = withNote(out.Note, n)
