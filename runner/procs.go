@@ -71,13 +71,32 @@ func (p *procWatch) gone() bool {
 	return true
 }
 
-// wrapperGone reports whether the run's wrapper processes, where they can be followed, have
-// all ended.
-func (x *run) wrapperGone() bool {
+// lostEnd reports whether the wrapper's processes are gone with no end marker, and lost once
+// they have been for lostEndGrace (the marker can come after /proc saw them end, on a loaded
+// machine): the run then completed with its status lost, not pane_died (its pane lives on).
+// The call asks while it waits (inputStop), the background wait after a timed-out call after
+// each chunk of output and every shellPoll.
+func (x *run) lostEnd() (gone, lost bool) {
 	x.procsMu.Lock()
 	defer x.procsMu.Unlock()
-	return x.procs != nil && x.procs.gone()
+	if x.procs == nil || !x.procs.gone() {
+		x.procsGone = time.Time{}
+		return false, false
+	}
+	if x.procsGone.IsZero() {
+		x.procsGone = time.Now()
+	}
+	if time.Since(x.procsGone) < lostEndGrace {
+		return true, false
+	}
+	x.mu.Lock()
+	x.statusLost = true
+	x.mu.Unlock()
+	return true, true
 }
+
+// lostEndGrace is how long a run whose wrapper's processes ended waits for its end marker.
+const lostEndGrace = 3 * time.Second
 
 // shellPoll is how often a run waiting without output looks whether its pane's shell is
 // still there (shellDied): a /proc read, no tmux round trip.

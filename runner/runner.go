@@ -474,7 +474,7 @@ type run struct {
 	suspectOff  int64      // the stream offset then
 	procs       *procWatch // the wrapper's processes, when they can be followed
 	procsMu     sync.Mutex // procs's reads once the wrapper started, and procsGone: a waiting wait_for_run reads them too
-	procsGone   time.Time  // when inputStop first saw them gone without the end marker
+	procsGone   time.Time  // when lostEnd first saw them gone without the end marker
 	statusLost  bool       // they ended without it and the pane lives on (Result.StatusLost); x.mu
 	persisted   bool       // its pane's option names it (adopt.go)
 	adopted     bool       // an earlier server process started it (adopt.go)
@@ -612,25 +612,16 @@ func (x *run) background() {
 		}
 	}
 	// A wrapper that lost its end marker ends when its processes do (see procs.go).
-	x.waitFor(x.gone, func() bool { return x.started() && x.wrapperGone() })
-	if !x.over() {
-		// Its last output, the end marker among it, may still be on its way through tmux
-		// (a loaded machine): /proc saw the processes end first.
-		ctx, cancel := context.WithTimeout(x.gone, lostEndGrace)
-		x.waitFor(ctx, nil)
-		cancel()
-	}
-	if !x.over() && x.gone.Err() == nil {
-		x.mu.Lock()
-		x.statusLost = true // the pane lives on: not pane_died
-		x.mu.Unlock()
-	}
+	x.waitFor(x.gone, func() bool {
+		if !x.started() {
+			return false
+		}
+		_, lost := x.lostEnd()
+		return lost
+	})
 	x.settle(x.gone, x.result().Outcome)
 	x.finishWith(PaneDied)
 }
-
-// lostEndGrace is how long a run whose wrapper's processes ended waits for its end marker.
-const lostEndGrace = 3 * time.Second
 
 // over reports whether the end marker came or the stream ended.
 func (x *run) over() bool {

@@ -202,29 +202,6 @@ func (x *run) inputStop() bool {
 	return waiting
 }
 
-// lostEnd reports whether the wrapper's processes are gone with no end marker, and lost once
-// they have been for lostEndGrace with the pane quiet (the marker can come after /proc saw
-// them end, on a loaded machine): the run then completed with its status lost, and the call
-// returns instead of waiting out its timeout with the shell back at its prompt.
-func (x *run) lostEnd() (gone, lost bool) {
-	x.procsMu.Lock()
-	defer x.procsMu.Unlock()
-	if x.procs == nil || !x.procs.gone() {
-		x.procsGone = time.Time{}
-		return false, false
-	}
-	if x.procsGone.IsZero() {
-		x.procsGone = time.Now()
-	}
-	if time.Since(x.procsGone) < lostEndGrace {
-		return true, false
-	}
-	x.mu.Lock()
-	x.statusLost = true
-	x.mu.Unlock()
-	return true, true
-}
-
 // inputHint says what to do with a command waiting for input: the keys that leave a pager or
 // an editor, or how to answer.
 func inputHint(program string, m termstate.Mode, hidden bool) string {

@@ -82,7 +82,7 @@ func (f posixFrame) inlineStatements(frame []string) []string {
 		// the outer subshell stands in for it.
 		inner = append(inner, f.d.sp("trap")+" '__tmx_i=1' INT")
 		inner = append(append(inner, frame...), exit)
-	} else if lost := f.lostEnd(); lost != nil {
+	} else if lost := f.repeatEnd(); lost != nil {
 		// The frame keeps its subshell (one fork more), for this one to print the end
 		// marker it may have lost; this one ends with exit too, so it saves no history either.
 		inner = append(append(append(append(inner, f.histSaveOff()...), frame...), varStatus+"=$?"), lost...)
@@ -379,14 +379,14 @@ func (f posixFrame) endPrintf() string {
 	return f.d.printf + ` "` + end + `" "$` + varStatus + `"`
 }
 
-// lostEnd (zsh and bash, the single frame) prints the end marker again in the shell around
+// repeatEnd (zsh and bash, the single frame) prints the end marker again in the shell around
 // the frame's subshell, for when the subshell ended without its EXIT trap: zsh's exits at
 // once, trap and all, on an expansion error (${var?message}, ${var:?}, an unset variable under
 // set -u), and any subshell killed (SIGKILL) or whose trap a function of the user's replaced
 // prints none. The trap ends the subshell with the status it printed, or with 0 under errexit,
 // so a repeat changes nothing: the first end marker counts (Parse). In bash, a function named
 // builtin (only the subshell removes it) skips it.
-func (f posixFrame) lostEnd() []string {
+func (f posixFrame) repeatEnd() []string {
 	switch {
 	case f.nested:
 		return nil
@@ -512,7 +512,7 @@ func (f posixFrame) finish() []string {
 			}
 		}
 		ret := "; " + f.d.sp("return") + " $__tmx_s"
-		s := append([]string{varStatus + "=$?"}, f.lostEnd()...)
+		s := append([]string{varStatus + "=$?"}, f.repeatEnd()...)
 		return append(s, "case $__tmx_ze in on) "+varStatus+"=0;; esac",
 			strings.Join(set, " "),
 			"{ "+zshXtraceOn+" "+f.d.sp("eval")+` "`+`\builtin \unset __tmx_za __tmx_ze __tmx_zr __tmx_zv __tmx_zx `+zshLineOpts+` __tmx_s`+ret+`"; } 2>/dev/null`)
@@ -525,7 +525,7 @@ func (f posixFrame) finish() []string {
 	if f.d.xtraceBound {
 		return append(tail, f.boundFinish())
 	}
-	tail = append(tail, f.lostEnd()...)
+	tail = append(tail, f.repeatEnd()...)
 	if f.d.bash {
 		// Outside the group, whose end would undo it (see saveOpts).
 		tail = append(tail, "case $"+varOpts+" in *v*) "+f.d.sp("exec")+" {__tmx_2}>&2 2>/dev/null;; esac")
