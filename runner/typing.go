@@ -211,7 +211,7 @@ func (x *run) notShown(ctx context.Context, partial, line string) error {
 		shown = strings.TrimSpace(t[max(0, len(t)-len(line)-8):])
 	}
 	// C-c, which leaves a line editor in any mode with an empty line at the prompt.
-	x.keys(ctx, []string{"C-c"})
+	x.clearLine(ctx)
 	hint, final := x.notShownHint(ctx)
 	return &NotRun{Pane: x.req.pane.PaneID, refused: final,
 		Reason: fmt.Sprintf("its shell did not show the typed line as typed within %v (the command line shows %q)", echoWait, truncate(shown, 120)),
@@ -365,7 +365,7 @@ func (x *run) echoed(ctx context.Context, drawn []byte, line string) error {
 		// its start is never drawn whole. Its end, drawn as typed, is all there is to see.
 		return nil
 	}
-	x.keys(ctx, []string{"C-c"})
+	x.clearLine(ctx)
 	if hint, final, ok := x.leftCause(ctx); ok {
 		return &NotRun{Pane: x.req.pane.PaneID, refused: final, Reason: "its shell did not draw the typed line as typed", Hint: hint}
 	}
@@ -635,10 +635,24 @@ func shows(partial, line string) bool {
 // unblank is s without its spaces: what the typed line's comparisons with the screen hold to.
 func unblank(s string) string { return strings.ReplaceAll(s, " ", "") }
 
-// clearLine empties the shell's command line after a line that will not be entered.
+// clearLine empties the shell's command line after a line that will not be entered, with
+// C-c, and waits, up to clearWait, until the shell has taken it: its output after (^C, a new
+// prompt), then a pause. A shell on a loaded machine may read keys sent after the C-c before
+// it handles the signal, which then join the typed line instead of being dropped with it: the
+// agent's next keys, sent on the refusal, would be entered with that line (bash then waits in
+// the line's open brace group, at its continuation prompt, for every command after).
 func (x *run) clearLine(ctx context.Context) {
+	x.f.Read(ctx, 0) // what came before is not the shell's answer
 	x.keys(ctx, []string{"C-c"})
+	deadline := time.Now().Add(clearWait)
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	x.f.Wait(wctx)
+	cancel()
+	x.awaitQuiet(ctx, deadline)
 }
+
+// clearWait bounds clearLine's wait for the shell to take its C-c.
+const clearWait = 2 * time.Second
 
 // keys presses tmux key names, and then types text literally when given, in one command
 // list: one round trip, nothing in between. It is not interrupted by the caller's
