@@ -636,23 +636,44 @@ func shows(partial, line string) bool {
 func unblank(s string) string { return strings.ReplaceAll(s, " ", "") }
 
 // clearLine empties the shell's command line after a line that will not be entered, with
-// C-c, and waits, up to clearWait, until the shell has taken it: its output after (^C, a new
-// prompt), then a pause. A shell on a loaded machine may read keys sent after the C-c before
-// it handles the signal, which then join the typed line instead of being dropped with it: the
-// agent's next keys, sent on the refusal, would be entered with that line (bash then waits in
-// the line's open brace group, at its continuation prompt, for every command after).
+// C-c, and waits until the shell has taken it: every shell starts a new line for its prompt
+// when it drops the line (bash "^C\r\n", zsh and ksh93 "\r\n"), then draws it. Keys sent before
+// that join the dropped line: bash, when the signal comes while it is busy (drawing a long
+// line on a loaded machine), echoes ^C but keeps the line until its next read is interrupted,
+// and an agent's next keys, sent on the refusal, would be entered with it (bash then waits in
+// the line's open brace group, at its continuation prompt, for every command after). A C-c
+// that brought no new line within clearWait is pressed again, up to clearTries in all.
 func (x *run) clearLine(ctx context.Context) {
 	x.f.Read(ctx, 0) // what came before is not the shell's answer
-	x.keys(ctx, []string{"C-c"})
-	deadline := time.Now().Add(clearWait)
-	wctx, cancel := context.WithDeadline(ctx, deadline)
-	x.f.Wait(wctx)
-	cancel()
-	x.awaitQuiet(ctx, deadline)
+	for try := 1; ; try++ {
+		x.keys(ctx, []string{"C-c"})
+		if x.awaitNewline(ctx, time.Now().Add(clearWait)) || try == clearTries || ctx.Err() != nil {
+			break
+		}
+	}
+	x.awaitQuiet(ctx, time.Now().Add(clearWait)) // the prompt's drawing
 }
 
-// clearWait bounds clearLine's wait for the shell to take its C-c.
-const clearWait = 2 * time.Second
+// awaitNewline reports whether the pane printed a line feed before deadline.
+func (x *run) awaitNewline(ctx context.Context, deadline time.Time) bool {
+	for {
+		ch, err := x.f.Read(ctx, 0)
+		if bytes.IndexByte(ch.Data, '\n') >= 0 {
+			return true
+		}
+		if err != nil || ctx.Err() != nil || !time.Now().Before(deadline) {
+			return false
+		}
+		wctx, cancel := context.WithDeadline(ctx, deadline)
+		x.f.Wait(wctx)
+		cancel()
+	}
+}
+
+const (
+	clearWait  = time.Second // for the shell to take a C-c (clearLine)
+	clearTries = 3
+)
 
 // keys presses tmux key names, and then types text literally when given, in one command
 // list: one round trip, nothing in between. It is not interrupted by the caller's
