@@ -77,9 +77,14 @@ func hijacksFor(fish bool) []hijack {
 // function named exit and `exit 7`), `sh -c 'exit 7'` gives the status instead.
 func TestShellHijack(t *testing.T) {
 	forEachShell(t, func(t *testing.T, sc *shellClient, shell string) {
-		configs := []string{"clean", "strict"}
-		if shell == "fish" {
-			configs = []string{"clean", "rc"}
+		// strict (fish: rc) in every shell, clean too in the two most users have: a
+		// definition that subverts a run does so whatever the set-up, and CI's time is counted.
+		configs := []string{"strict"}
+		switch shell {
+		case "fish":
+			configs = []string{"rc"}
+		case "bash", "zsh":
+			configs = []string{"clean", "strict"}
 		}
 		for _, config := range configs {
 			su := testtmux.Config(shell, config)
