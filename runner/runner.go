@@ -941,6 +941,9 @@ func (x *run) waitingForInput(res *Result) {
 	if !res.StillRunning && res.Outcome != "" {
 		return
 	}
+	if gone, _ := x.lostEnd(); gone {
+		return // the wrapper ended unmarked (lostEnd): its shell reads keys at its prompt
+	}
 	waiting, program, m := x.inputWait(context.Background())
 	if !waiting {
 		return

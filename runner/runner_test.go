@@ -264,6 +264,22 @@ func TestRunLostMarkerInCall(t *testing.T) {
 	}
 }
 
+// TestRunLostMarkerTimesOutInGrace: a call whose timeout comes after the wrapper ended without
+// its end marker, before lostEndGrace said its status is lost, times out still running, not
+// waiting for input: the raw mode it finds is the shell's line editor at its prompt, not a
+// program of the command reading keys (which would have the agent send q or Escape there).
+func TestRunLostMarkerTimesOutInGrace(t *testing.T) {
+	t.Parallel()
+	ts, _, req := pane(t, testtmux.Mksh)
+	r := New()
+	defer r.Close()
+	req.Command, req.Timeout = "echo before; sh -c 'kill -9 $PPID'; :", 1500*time.Millisecond
+	res, err := r.Run(context.Background(), ts, req)
+	if err != nil || res.WaitingForInput || res.InputHint != "" {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
 // TestRunTimeoutShorterThanTyping: a timeout shorter than typing the line takes (1 ms) still
 // types the line whole; the run times out while the command goes on, and its record then
 // holds its real end.
