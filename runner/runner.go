@@ -476,6 +476,7 @@ type run struct {
 	procsMu     sync.Mutex // procs's reads once the wrapper started, and procsGone: a waiting wait_for_run reads them too
 	procsGone   time.Time  // when lostEnd first saw them gone without the end marker
 	statusLost  bool       // they ended without it and the pane lives on (Result.StatusLost); x.mu
+	prompt      string     // promptText as the wrapper was sent (withoutPrompt); x.mu
 	persisted   bool       // its pane's option names it (adopt.go)
 	adopted     bool       // an earlier server process started it (adopt.go)
 	rawPrompt   bool       // the shell was found at its prompt by its terminal's raw mode (terminal.go)
@@ -543,6 +544,7 @@ func (x *run) launch(ctx context.Context) error {
 	x.mu.Lock()
 	x.col = newCollector(x.id, bodyWindow, x.r.minted.has)
 	x.col.keepLines = x.req.MaxLines
+	x.prompt = x.promptText()
 	x.mu.Unlock()
 	if err := x.ts.SaveText(ctx, x.path, script); err != nil {
 		x.clearLine(ctx)
@@ -900,11 +902,47 @@ func (x *run) resultLocked() Result {
 		}
 	case x.statusLost:
 		res.Outcome, res.StatusLost = Completed, true
+		withoutPrompt(&res, x.col.output(), x.prompt)
 	case x.ended != nil || x.gone.Err() != nil:
 		res.Outcome, res.ShellEnded = PaneDied, errors.Is(x.ended, errShellGone)
 		res.Lost = x.ended != nil && !x.abandoned.Load() && !res.ShellEnded
 	}
 	return res
+}
+
+// promptText is the prompt the line was typed at, trimmed: left of the typed line as redrawAt
+// found it, else left of the cursor before anything was typed (a line scrolled sideways, as
+// mksh draws one wider than the pane); "" when neither is known.
+func (x *run) promptText() string {
+	if t := strings.TrimSpace(x.left); t != "" {
+		return t
+	}
+	b := x.before
+	if !b.ok || b.y < 0 || b.y >= len(b.rows) {
+		return ""
+	}
+	return strings.TrimSpace(leftOfCursor(b.rows[b.y:b.y+1], b.x, b.cols))
+}
+
+// withoutPrompt drops from res, the output of a run whose wrapper ended without its end marker
+// (body), the prompt its shell drew after it: body's last line, unterminated, when it ends in
+// the prompt the line was typed at. A prompt that changed (a clock, a new directory) stays.
+func withoutPrompt(res *Result, body []byte, prompt string) {
+	n := len(res.Lines)
+	if prompt == "" || n == 0 || len(body) == 0 || body[len(body)-1] == '\n' {
+		return
+	}
+	last := strings.TrimRight(res.Lines[n-1], " ")
+	rest, ok := strings.CutSuffix(last, prompt)
+	if !ok {
+		return
+	}
+	if rest = strings.TrimRight(rest, " "); rest != "" {
+		res.Lines[n-1] = rest
+	} else {
+		res.Lines = res.Lines[:n-1]
+	}
+	res.Output = join(res.Lines)
 }
 
 // snapshot is the result of a run still going on, as another caller sees it.

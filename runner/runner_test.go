@@ -257,6 +257,9 @@ func TestRunLostMarkerInCall(t *testing.T) {
 				lost != (res.ExitStatus == nil) || !strings.HasPrefix(res.Output, "before") || res.Elapsed > 30*time.Second {
 				t.Fatalf("%+v %v", res, err)
 			}
+			if last := strings.TrimSpace(res.Lines[len(res.Lines)-1]); last == "$" || last == "#" {
+				t.Errorf("the shell's prompt after is in the output: %q", res.Output)
+			}
 			if !lost && *res.ExitStatus != 137 {
 				t.Errorf("status %d, want 137", *res.ExitStatus)
 			}
@@ -487,5 +490,27 @@ func TestRunLeftOnAlternate(t *testing.T) {
 				t.Fatalf("%+v %v, want output %q and OnAlternate %v", res, err, tc.out, tc.onAlt)
 			}
 		})
+	}
+}
+
+// TestWithoutPrompt: the prompt a shell drew after a run whose end marker was lost leaves its
+// output; the command's own unterminated output before it stays, and so does a line that
+// ends otherwise (a prompt that changed) or that ended in a line break (the command's).
+func TestWithoutPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		body, prompt, want string
+	}{
+		{"before\nKilled\n# ", "#", "before\nKilled"},
+		{"before\nfoo$ ", "$", "before\nfoo"},
+		{"before\n~/src 10:02 $ ", "~/src 10:01 $", "before\n~/src 10:02 $ "},
+		{"before\nrun #\n", "#", "before\nrun #\n"},
+		{"before\n# ", "", "before\n# "},
+	} {
+		s := shape([]byte(tc.body), 0, 100, 1000)
+		res := Result{Lines: s.lines, Output: join(s.lines)}
+		withoutPrompt(&res, []byte(tc.body), tc.prompt)
+		if res.Output != tc.want || join(res.Lines) != tc.want {
+			t.Errorf("%q at prompt %q: %q, want %q", tc.body, tc.prompt, res.Output, tc.want)
+		}
 	}
 }
