@@ -396,19 +396,25 @@ func runEndedWhileNoServerWatched(t *testing.T, sc adoptCase) {
 	tmx := testtmux.New(t)
 	_, pane := tmx.NewSession("s", sc.argv...)
 	a := startOn(t, tmx, sc.env...)
-	done := filepath.Join(t.TempDir(), "done")
-	if out := a.run(pane, "sleep 1; touch "+done+"; exit 3", "timeoutMs", 300); out.Outcome != "timed_out" {
+	dir := t.TempDir()
+	gate, done := filepath.Join(dir, "gate"), filepath.Join(dir, "done")
+	shell := tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")
+	// The command ends only once the first server has exited (Close waits for its process):
+	// a server still shutting down on a loaded machine would see the end itself.
+	cmd := "sh -c 'while [ ! -e " + gate + " ]; do sleep 0.1; done'; touch " + done + "; exit 3"
+	if out := a.run(pane, cmd, "timeoutMs", 300); out.Outcome != "timed_out" {
 		t.Fatalf("first run: %+v", out)
 	}
 	a.CS.Close()
+	os.WriteFile(gate, nil, 0o600)
+	// Then until the wrapper is gone, its shell in the foreground again.
 	deadline := time.Now().Add(20 * time.Second)
-	for _, err := os.Stat(done); err != nil; _, err = os.Stat(done) {
+	for _, err := os.Stat(done); err != nil || tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_current_command}") != shell; _, err = os.Stat(done) {
 		if time.Now().After(deadline) {
 			t.Fatal("the run did not end")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond) // the wrapper's exit after touch (test set-up only)
 	b := startOn(t, tmx, sc.env...)
 	if msg := b.Fail("wait_for_run", map[string]any{"pane_id": pane, "timeout": 5}); !strings.Contains(msg, "ended while no server watched") {
 		t.Errorf("wait_for_run: %s", msg)

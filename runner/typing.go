@@ -276,12 +276,12 @@ func (x *run) sizeApart(ctx context.Context, tty string) (cols, rows, w, h int, 
 }
 
 // awaitSize waits, up to resizeWait, until the pane's terminal has the pane's size, then
-// until the shell's redraw for it is over (the pane quiet for resizeQuiet). tmux passes a
-// resize (resize_pane, a zoom) on to the terminal up to 250 ms after the pane's own size
-// changed; the shell then redraws its prompt where the new size puts it, and a line typed
-// meanwhile is found on the screen at rows the redraw moves: the wrapper's redraw would put
-// the command on the wrong row and leave the typed line's rows on the screen. A terminal
-// that keeps another size (stty cols) is leftCause's.
+// until the shell's redraw for it is over (the shell reading again, the pane quiet for
+// resizeQuiet). tmux passes a resize (resize_pane, a zoom) on to the terminal up to 250 ms
+// after the pane's own size changed; the shell then redraws its prompt where the new size
+// puts it, and a line typed meanwhile is found on the screen at rows the redraw moves: the
+// wrapper's redraw would put the command on the wrong row and leave the typed line's rows on
+// the screen. A terminal that keeps another size (stty cols) is leftCause's.
 func (x *run) awaitSize(ctx context.Context) {
 	if x.ts == nil || !x.ts.Local() {
 		return
@@ -301,7 +301,7 @@ func (x *run) awaitSize(ctx context.Context) {
 			w, h = s.Width, s.Height
 		}
 		if cols == w && rows == h {
-			if resized {
+			if x.awaitShellRead(ctx, deadline) || resized {
 				x.awaitQuiet(ctx, time.Now().Add(resizeWait))
 			}
 			return
@@ -309,6 +309,25 @@ func (x *run) awaitSize(ctx context.Context) {
 		x.skip(ctx, deadline)
 	}
 }
+
+// awaitShellRead waits, until deadline, for the pane's shell to sleep in a read of its terminal
+// (known from the process table; else it returns at once), and reports whether it had to. The
+// resize's SIGWINCH wakes the shell as the terminal gets its size, and it redraws its prompt
+// before it reads again: on a loaded machine that can be long after the size was seen, and a
+// line typed before the redraw is found at rows the redraw then moves.
+func (x *run) awaitShellRead(ctx context.Context, deadline time.Time) (waited bool) {
+	for x.shell != 0 && ctx.Err() == nil && time.Now().Before(deadline) {
+		if p, ok := x.r.table.Proc(x.shell); !ok || p.WaitsInput() {
+			return waited
+		}
+		waited = true
+		time.Sleep(shellReadPoll)
+	}
+	return waited
+}
+
+// shellReadPoll is how often awaitShellRead looks: a /proc read, no tmux round trip.
+const shellReadPoll = 10 * time.Millisecond
 
 // resizeWait bounds awaitSize's wait for a resize to reach the pane's terminal.
 const resizeWait = time.Second
