@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,8 +158,11 @@ func TestSecretNeverSeen(t *testing.T) {
 			// type_secret: the agent starts the prompt itself and has the person type.
 			tmx.Tmux("send-keys", "-t", pane, "clear; "+readS, "Enter")
 			tty := strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_tty}"))
+			// Until read -s has the terminal: echo off in canonical mode (a line editor at the
+			// prompt has echo off too, in raw mode).
 			for end := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-				if out, _ := exec.Command("stty", "-a", "-F", tty).Output(); strings.Contains(string(out), "-echo ") || time.Now().After(end) {
+				out, _ := exec.Command("stty", "-a", "-F", tty).Output()
+				if f := strings.Fields(string(out)); slices.Contains(f, "-echo") && slices.Contains(f, "icanon") || time.Now().After(end) {
 					break
 				}
 			}
