@@ -128,7 +128,7 @@ func pasteBuffer(ctx context.Context, c *Call, in *pasteBufferIn) (pasteBufferOu
 	p := t.pane
 	// The guards of the other input tools: a dead pane, this server's own, a pane a run holds
 	// (the run's output would be pasted, and the pasted line typed into its shell).
-	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, "", func() error {
+	cur, err := c.typeInto(ctx, t, false, false, in.ToRunningCommand, "", func() error {
 		if err := t.ts.Do(ctx, &tmux.PasteBuffer{Buffer: in.BufferName, Pane: p.PaneID, Bracket: in.Bracket}); err != nil {
 			return missingBuffer(err, in.BufferName)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/internal/cursor"
 	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
+	"github.com/tmux-mcp/tmux-mcp/shellrun"
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 	"github.com/tmux-mcp/tmux-mcp/tmux/keys"
 )
@@ -95,22 +96,48 @@ func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool)
 // input when a run holds the pane (text is then left out of the run's output). It returns a
 // cursor taken before anything was sent, for wait_for_text and capture_since: nothing the pane
 // prints in answer can be missed. The cursor is "" when no stream of the pane could be opened.
-func (c *Call) typeInto(ctx context.Context, t *target, interrupt, toRun bool, text string, send func() error) (string, error) {
+//
+// settle is for a send that ends in C-c: when the pane's shell is at its prompt, the call
+// returns once the shell took it (see interruptTaken).
+func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun bool, text string, send func() error) (string, error) {
 	k, busy, err := c.inputGuard(ctx, t, interrupt, toRun)
 	if err != nil {
 		return "", err
 	}
 	cur := ""
-	if st, err := c.srv.acquireLive(ctx, t.ts, k); err == nil {
-		off := st.Offset()
-		cur = cursor.New(k.Daemon, t.pane, st.Gen(), off).Encode()
-		c.srv.state.marks.input(k, st.Gen(), off)
+	st, err := c.srv.acquireLive(ctx, t.ts, k)
+	if err == nil {
+		cur = cursor.New(k.Daemon, t.pane, st.Gen(), st.Offset()).Encode()
+		c.srv.state.marks.input(k, st.Gen(), st.Offset())
 		defer c.srv.read.live.Release(st)
 	}
 	if busy && toRun {
 		return cur, c.srv.state.runs.Input(k, text, send)
 	}
-	return cur, send()
+	if err != nil || !settle || !lineEditorShell(t.pane.PaneCurrentCommand) {
+		return cur, send()
+	}
+	off := st.Offset()
+	if err := send(); err != nil {
+		return cur, err
+	}
+	st.LineAfter(ctx, off, interruptTaken)
+	return cur, nil
+}
+
+// interruptTaken bounds how long send_keys waits for a shell at its prompt to take a C-c it
+// ends with: every shell but fish starts a new line for its prompt then. Keys sent before
+// that (an agent's next send_keys) can be lost or kept: bash, when the signal comes while it
+// is busy (on a loaded machine), reads keys sent after the C-c into the line it then drops
+// ("echo hi" ran as "cho hi"), or echoes ^C and keeps the line with the next keys added.
+const interruptTaken = time.Second
+
+// lineEditorShell reports whether program is a shell that takes C-c at its prompt as a
+// signal: fish reads it as a key, in order with the keys after it (and at an empty prompt
+// prints nothing for it).
+func lineEditorShell(program string) bool {
+	sh, ok := shellrun.ShellOf(program)
+	return ok && sh != shellrun.FishShell
 }
 
 // keysSend is one validated send_keys: what to send and how.
@@ -158,6 +185,16 @@ func (s keysSend) interruptOnly() bool {
 		}
 	}
 	return true
+}
+
+// endsInInterrupt reports whether the last thing sent is C-c (the key, or its byte ending
+// text), with no Enter after it.
+func (s keysSend) endsInInterrupt() bool {
+	if n := len(s.plan.Parts); n > 0 && !s.enter {
+		last := s.plan.Parts[n-1]
+		return last.Key == "C-c" || last.Key == "" && strings.HasSuffix(last.Text, "\x03")
+	}
+	return false
 }
 
 // escapeGap is the pause after an Escape whose next text starts with O or [: sent together,
@@ -209,7 +246,7 @@ func (s keysSend) ops(pane string) ([][]tmux.Op, []echo.Input, string) {
 // cursor taken before it (see typeInto).
 func (c *Call) sendTo(ctx context.Context, t *target, s keysSend, toRun bool) (desc, cur string, err error) {
 	groups, typed, desc := s.ops(t.pane.PaneID)
-	cur, err = c.typeInto(ctx, t, s.interruptOnly(), toRun, s.plan.Text(), func() error {
+	cur, err = c.typeInto(ctx, t, s.interruptOnly(), s.endsInInterrupt(), toRun, s.plan.Text(), func() error {
 		id, err := t.ts.Identity(ctx)
 		if err != nil {
 			return err
@@ -437,7 +474,7 @@ func pasteText(ctx context.Context, c *Call, in *pasteTextIn) (pasteTextOut, err
 	if in.Submit {
 		echoText += "\n" // the Enter submit presses: a run's command has its echo come after the text's
 	}
-	cur, err := c.typeInto(ctx, t, false, in.ToRunningCommand, echoText, func() error {
+	cur, err := c.typeInto(ctx, t, false, false, in.ToRunningCommand, echoText, func() error {
 		// No temporary file, nothing on a command line.
 		if err := ts.LoadBuffer(ctx, name, []byte(in.Text)); err != nil {
 			return fmt.Errorf("loading the text into a tmux buffer: %w", err)

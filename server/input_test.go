@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,4 +73,45 @@ func TestInputRefusesReservedPane(t *testing.T) {
 		t.Errorf("after the run ended: %s", resultText(res))
 	}
 	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "\nfree") })
+}
+
+// TestSendKeysInterruptTaken: send_keys C-c to a shell at its prompt returns once the shell
+// took it (started a new line for its prompt): an agent's next keys, sent at once, were read
+// on a loaded machine before the signal, into the line bash then dropped ("echo hi" ran as
+// "cho hi"), or added to a line it kept. Here the shell is stopped when the C-c comes (a child
+// of sh, which tmux does not start again as it does a pane's own process): the call returns
+// only once it ran again, and the next send_keys runs as typed.
+func TestSendKeysInterruptTaken(t *testing.T) {
+	s, tmx, _ := newTestServer(t, policy.Mutating)
+	_, pane := tmx.NewSession("w", "sh", "-c", "bash --noprofile --norc; exit")
+	ctx := context.Background()
+	call := func(args map[string]any) {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		if res, err := s.Call(ctx, "send_keys", raw); err != nil || res.IsError {
+			t.Fatalf("send_keys %v: %v %v", args, res, err)
+		}
+	}
+	out, err := exec.Command("pgrep", "-P", tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_pid}")).Output()
+	pid, err2 := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || err2 != nil {
+		t.Skipf("the pane's bash: %q %v %v", out, err, err2)
+	}
+	call(map[string]any{"pane_id": pane, "keys": "echo partial", "enter": false})
+	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "echo partial") })
+	const stopped = 400 * time.Millisecond
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(stopped, func() { syscall.Kill(pid, syscall.SIGCONT) })
+	began := time.Now()
+	call(map[string]any{"pane_id": pane, "keys": "C-c"})
+	if d := time.Since(began); d < stopped {
+		t.Errorf("send_keys C-c returned after %v, while the shell could not take it", d)
+	}
+	call(map[string]any{"pane_id": pane, "keys": "echo taken"})
+	tmx.WaitFor(pane, func(s string) bool { return strings.Contains(s, "\ntaken") })
+	if screen := tmx.Tmux("capture-pane", "-p", "-t", pane); strings.Contains(screen, "\npartial") {
+		t.Errorf("the dropped line ran:\n%s", screen)
+	}
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -138,6 +139,24 @@ func (s *Stream) read(ctx context.Context, at *Position, wait time.Duration) (Si
 		Lines:  stream.Clean(ch.Data),
 		Missed: ch.Missed > 0 || ch.Gaps > 0,
 	}, nil
+}
+
+// LineAfter waits until the pane printed a line feed after off, or until limit passed, and
+// reports whether it did.
+func (s *Stream) LineAfter(ctx context.Context, off int64, limit time.Duration) bool {
+	w := s.e.Watch()
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		data, next, _, err := w.Read(off, 0)
+		if bytes.IndexByte(data, '\n') >= 0 {
+			return true
+		}
+		if err != nil || w.Wait(ctx, next) != nil {
+			return false
+		}
+		off = next
+	}
 }
 
 // QuietAfter waits until the pane printed something after off and then nothing for quiet, or
