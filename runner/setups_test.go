@@ -146,10 +146,11 @@ func wrapRuns(t *testing.T, su testtmux.Setup, wc wrapCase) {
 	}
 }
 
-// nextScript is the path of the script ahead runs after path (the last run's).
+// nextScript is the path of the script ahead runs after path (the last run's; "r1b" when
+// its line was typed twice, as a loaded machine can have it).
 func nextScript(t *testing.T, path string, ahead int) string {
 	t.Helper()
-	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "r"))
+	n, err := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(filepath.Base(path), "r"), "b"))
 	if err != nil {
 		t.Fatalf("script path %s", path)
 	}
