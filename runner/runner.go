@@ -139,6 +139,9 @@ type Runner struct {
 	retype func(line string) string
 	// beforeType, when set (tests), runs once the stream offset before typing is taken.
 	beforeType func(p tmux.Pane)
+	// beforeBackground, when set (tests), runs as a run that outlived its call starts waiting
+	// for its end.
+	beforeBackground func(x *run)
 }
 
 // New returns a Runner; it creates nothing until the first run.
@@ -604,6 +607,9 @@ func (x *run) script(redraw *shellrun.Redraw) (script string, err error) {
 // and keeps the final result in the run's record.
 func (x *run) background() {
 	defer x.give()
+	if x.r.beforeBackground != nil {
+		x.r.beforeBackground(x)
+	}
 	if !x.started() {
 		ctx, cancel := context.WithTimeout(x.gone, startGrace)
 		x.waitFor(ctx, func() bool { return x.started() || x.notRun != nil })
@@ -666,8 +672,13 @@ const startGrace = 10 * time.Second
 func (x *run) wait(ctx context.Context) error { return x.waitFor(ctx, nil) }
 
 // waitFor is wait that also returns once stop (when not nil) reports true, or the run was
-// abandoned.
+// abandoned. A run already over returns at once: an earlier wait may have read its end marker
+// with all that followed (background's wait for the start marker, when the command ended
+// before it first read the stream), and an idle prompt prints nothing more to look again on.
 func (x *run) waitFor(ctx context.Context, stop func() bool) error {
+	if x.over() {
+		return nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
