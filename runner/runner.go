@@ -54,7 +54,8 @@ type Request struct {
 	// Command is what to run. Run trusts it: the caller checks it with ValidateCommand first,
 	// before it even looks for the pane, so a bad command is the first thing an agent hears.
 	Command string
-	// Timeout bounds the wait (already clamped by the caller); it must be > 0.
+	// Timeout bounds the wait (already clamped by the caller); it must be > 0. It starts once
+	// the pane's previous run, about to end, was waited for (Ending).
 	Timeout time.Duration
 	// MaxLines keeps at most this many lines from the end (DefaultMaxLines when <= 0).
 	MaxLines int
@@ -259,6 +260,10 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 	if req.pane, err = Check(req.Snapshot, req.PaneID, g); err != nil {
 		return res, err
 	}
+	// The timeout starts here: waiting for the pane's previous run to end (Busy) is not this
+	// command's time. Charged to it, a 1 s timeout after a 1.1 s wait left the command 1 ms,
+	// and the call said at once that it did not finish within 1000 ms.
+	from := time.Now()
 	k := Key{ident, req.pane.PaneID}
 	prev := r.reg.last(k)
 	rec, err := r.reg.reserve(k, req.Holder, req.Command)
@@ -276,7 +281,7 @@ func (r *Runner) Run(ctx context.Context, ts *tmux.Server, req Request) (res Res
 		return res, err
 	}
 	stop := startProgress(req.Progress, rec.progress)
-	res, err = x.runCall(ctx, max(req.Timeout-time.Since(began), time.Millisecond))
+	res, err = x.runCall(ctx, max(req.Timeout-time.Since(from), time.Millisecond))
 	stop()
 	res.Elapsed = time.Since(began)
 	return res, err
