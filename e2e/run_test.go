@@ -381,18 +381,19 @@ func TestRunTimeoutAndReservation(t *testing.T) {
 	if !strings.Contains(msg, "sleep 8") {
 		t.Errorf("run_command on the reserved pane: %q", msg)
 	}
-	// Usable once it ended. The 1 s ceiling bounds this run too, which a loaded machine can
-	// outlast: its result is then waited for, as the timeout's text says.
+	// Usable once it ended. The 1 s ceiling bounds this run too (from when the pane is free),
+	// which a loaded machine can outlast: its result is then waited for, as the timeout's text
+	// says.
 	out = c.runWhenFree(pane, "echo again")
+	var w waitRunOut
 	for i := 0; out.Outcome == "timed_out" && i < 10; i++ {
-		var w waitRunOut
 		c.OK("wait_for_run", map[string]any{"pane_id": pane, "timeout": 1}, &w)
 		if !w.StillRunning {
 			out.Outcome, out.Output = w.Outcome, strings.Join(w.Output, "\n")
 		}
 	}
 	if out.Output != "again" || time.Since(began) < 8*time.Second {
-		t.Errorf("after the slow command: %+v (at %v)", out, time.Since(began))
+		t.Errorf("after the slow command: %+v, last wait_for_run %+v (at %v)", out, w, time.Since(began))
 	}
 }
 
