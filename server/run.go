@@ -383,14 +383,25 @@ func lostNote(host string) string {
 func (o runShellOut) Text() string {
 	var b strings.Builder
 	b.Grow(len(o.Output) + 512)
+	o.writeGaps(&b)
+	if o.Output != "" {
+		b.WriteString(o.Output)
+		b.WriteString("\n\n")
+	}
+	o.writeEnd(&b)
+	return b.String()
+}
+
+// writeGaps writes what the output leaves out, a line each.
+func (o runShellOut) writeGaps(b *strings.Builder) {
 	if o.DroppedLines > 0 {
-		fmt.Fprintf(&b, "[%d earlier lines not shown: only the last %d are kept (maxLines)]\n", o.DroppedLines, o.maxLines)
+		fmt.Fprintf(b, "[%d earlier lines not shown: only the last %d are kept (maxLines)]\n", o.DroppedLines, o.maxLines)
 	}
 	if o.MissedBytes > 0 {
-		fmt.Fprintf(&b, "[%d bytes of output went by before they could be read: the output starts partway through]\n", o.MissedBytes)
+		fmt.Fprintf(b, "[%d bytes of output went by before they could be read: the output starts partway through]\n", o.MissedBytes)
 	}
 	if o.OmittedBytes > 0 {
-		fmt.Fprintf(&b, "[%d bytes of output omitted by the result size limit]\n", o.OmittedBytes)
+		fmt.Fprintf(b, "[%d bytes of output omitted by the result size limit]\n", o.OmittedBytes)
 	}
 	if o.ForeignOutputSuspected {
 		b.WriteString("[lines printed by another run in this pane were removed]\n")
@@ -398,51 +409,56 @@ func (o runShellOut) Text() string {
 	if !o.OutputComplete && o.DroppedLines == 0 && o.MissedBytes == 0 && o.OmittedBytes == 0 && o.Outcome == string(runner.Completed) {
 		b.WriteString("[some output may be missing]\n")
 	}
-	if o.Output != "" {
-		b.WriteString(o.Output)
-		b.WriteString("\n\n")
-	}
-	wait := fmt.Sprintf("wait_for_run pane_id=%s returns its exit status and output when it ends; send_keys pane_id=%s keys=\"C-c\" enter=false stops it; the pane stays reserved until it ends.", o.PaneID, o.PaneID)
-	switch {
-	case o.hidden:
-		// The seed's output schema has no room for input_hidden: the text says it.
-		wait = fmt.Sprintf("input_hidden: it waits for hidden input (it printed %q). %s ", truncate(o.prompt, 200), o.hint) + wait
-	case o.waiting:
-		hint := o.hint + " "
-		if o.hint == runner.AnswerHint {
-			hint = "" // said just before
-		}
-		wait = fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). ", truncate(o.prompt, 200), o.PaneID) + hint + wait
-	}
+}
+
+// writeEnd writes how the run ended, or what to do about a run still going on.
+func (o runShellOut) writeEnd(b *strings.Builder) {
+	wait := o.waitText()
 	switch runner.Outcome(o.Outcome) {
 	case runner.Completed:
 		if o.ExitStatus == nil {
 			b.WriteString("[" + statusLostNote + "]")
 			break
 		}
-		fmt.Fprintf(&b, "[exit %d]", *o.ExitStatus)
-		if o.shellEnded {
-			b.WriteString("\n[" + shellEndedNote + "]")
-		}
-		if o.onAlt {
-			b.WriteString("\n[" + altNote + "]")
-		}
-		if o.lostState != "" {
-			b.WriteString("\n[" + o.lostState + "]")
+		fmt.Fprintf(b, "[exit %d]", *o.ExitStatus)
+		for _, note := range []struct {
+			on   bool
+			text string
+		}{{o.shellEnded, shellEndedNote}, {o.onAlt, altNote}, {o.lostState != "", o.lostState}} {
+			if note.on {
+				b.WriteString("\n[" + note.text + "]")
+			}
 		}
 	case runner.TimedOut:
 		if o.waiting {
 			// Returned before its timeout: the command waits for a person.
-			fmt.Fprintf(&b, "[still running: %s]", wait)
+			fmt.Fprintf(b, "[still running: %s]", wait)
 			break
 		}
-		fmt.Fprintf(&b, "[still running: the command did not finish within %d ms. %s]", o.EffectiveTimeoutMs, wait)
+		fmt.Fprintf(b, "[still running: the command did not finish within %d ms. %s]", o.EffectiveTimeoutMs, wait)
 	case runner.Cancelled:
-		fmt.Fprintf(&b, "[cancelled: the command may still be running. %s]", wait)
+		fmt.Fprintf(b, "[cancelled: the command may still be running. %s]", wait)
 	case runner.PaneDied:
-		fmt.Fprintf(&b, "[%s before the command finished: no exit status]", o.gone)
+		fmt.Fprintf(b, "[%s before the command finished: no exit status]", o.gone)
 	}
-	return b.String()
+}
+
+// waitText says how to wait for or stop a run still going on, and how to answer it when it
+// waits for input.
+func (o runShellOut) waitText() string {
+	wait := fmt.Sprintf("wait_for_run pane_id=%s returns its exit status and output when it ends; send_keys pane_id=%s keys=\"C-c\" enter=false stops it; the pane stays reserved until it ends.", o.PaneID, o.PaneID)
+	switch {
+	case o.hidden:
+		// The seed's output schema has no room for input_hidden: the text says it.
+		return fmt.Sprintf("input_hidden: it waits for hidden input (it printed %q). %s ", truncate(o.prompt, 200), o.hint) + wait
+	case o.waiting:
+		hint := o.hint + " "
+		if o.hint == runner.AnswerHint {
+			hint = "" // said just before
+		}
+		return fmt.Sprintf("It is waiting for input (it printed %q): answer with send_keys pane_id=%s keys=... to_running_command=true (paste_text for longer text). ", truncate(o.prompt, 200), o.PaneID) + hint + wait
+	}
+	return wait
 }
 
 // ---- run_command
