@@ -673,20 +673,14 @@ func (x *run) clearLine(ctx context.Context) {
 	x.awaitQuiet(ctx, time.Now().Add(clearWait)) // the prompt's drawing
 }
 
-// awaitNewline reports whether the pane printed a line feed before deadline.
+// awaitNewline reports whether the pane printed a line feed before deadline (the shell took
+// a C-c: stream.Watch.LineAfter), and skips what it printed.
 func (x *run) awaitNewline(ctx context.Context, deadline time.Time) bool {
-	for {
-		ch, err := x.f.Read(ctx, 0)
-		if bytes.IndexByte(ch.Data, '\n') >= 0 {
-			return true
-		}
-		if err != nil || ctx.Err() != nil || !time.Now().Before(deadline) {
-			return false
-		}
-		wctx, cancel := context.WithDeadline(ctx, deadline)
-		x.f.Wait(wctx)
-		cancel()
-	}
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	ok := x.f.Watch().LineAfter(wctx, x.f.Offset())
+	x.f.Read(ctx, 0)
+	return ok
 }
 
 const (

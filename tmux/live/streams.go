@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -142,21 +141,11 @@ func (s *Stream) read(ctx context.Context, at *Position, wait time.Duration) (Si
 }
 
 // LineAfter waits until the pane printed a line feed after off, or until limit passed, and
-// reports whether it did.
+// reports whether it did (see stream.Watch.LineAfter).
 func (s *Stream) LineAfter(ctx context.Context, off int64, limit time.Duration) bool {
-	w := s.e.Watch()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	for {
-		data, next, _, err := w.Read(off, 0)
-		if bytes.IndexByte(data, '\n') >= 0 {
-			return true
-		}
-		if err != nil || w.Wait(ctx, next) != nil {
-			return false
-		}
-		off = next
-	}
+	return s.e.Watch().LineAfter(ctx, off)
 }
 
 // QuietAfter waits until the pane printed something after off and then nothing for quiet, or

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"sync"
 )
@@ -52,6 +53,22 @@ func (w *Watch) Elide(from, to int64) { w.ps.ring.Elide(from, to) }
 // done; see Ring.Wait.
 func (w *Watch) Wait(ctx context.Context, off int64) error {
 	return w.ps.ring.Wait(ctx, off)
+}
+
+// LineAfter waits until the pane printed a line feed after off, the stream ends, or ctx is
+// done, and reports whether it printed one. A shell at its prompt has taken a C-c once it did:
+// every shell but fish starts a new line for its prompt when it drops the line.
+func (w *Watch) LineAfter(ctx context.Context, off int64) bool {
+	for {
+		data, next, _, err := w.Read(off, 0)
+		if bytes.IndexByte(data, '\n') >= 0 {
+			return true
+		}
+		if err != nil || w.Wait(ctx, next) != nil {
+			return false
+		}
+		off = next
+	}
 }
 
 // Changed returns a channel closed at the stream's next write or end.
