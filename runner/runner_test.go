@@ -418,9 +418,9 @@ func TestRunTerminalLeftUnusable(t *testing.T) {
 			}
 			keys := nr.Hint[strings.Index(nr.Hint, `keys="`)+6:]
 			keys = keys[:strings.IndexByte(keys, '"')]
-			// Keys a line editor reads before it took the run's C-c are dropped with its line
-			// (a loaded machine): as an agent would, they are sent again when they did not
-			// take.
+			// The refusal came once the shell took the run's C-c (clearLine), so the keys
+			// are sent at once, as an agent would; again, as an agent would, should they not
+			// have taken (a machine so loaded that clearLine's wait ran out).
 			for try := 1; ; try++ {
 				if _, err := ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "-l", keys}, []string{"send-keys", "-t", p.PaneID, "Enter"}); err != nil {
 					t.Fatal(err)
