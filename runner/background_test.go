@@ -16,7 +16,8 @@ import (
 // markers and the shell's next prompt, in one read. The run then ended: the pane is given
 // back and its record holds the result. It was held instead, wait_for_run saying "running"
 // with the exit status in hand, until the wrapper's processes were seen gone (3 s later), and
-// for good without a process table: nothing more is printed at an idle prompt.
+// for good without a process table: nothing more is printed at an idle prompt. Only noproc
+// fails without the fix (proc's hold ended, late); proc keeps the path a process table takes.
 func TestRunEndedBeforeBackground(t *testing.T) {
 	for _, tb := range []struct {
 		name  string

@@ -107,8 +107,9 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 	cur := ""
 	st, err := c.srv.acquireLive(ctx, t.ts, k)
 	if err == nil {
-		cur = cursor.New(k.Daemon, t.pane, st.Gen(), st.Offset()).Encode()
-		c.srv.state.marks.input(k, st.Gen(), st.Offset())
+		off := st.Offset() // one offset for the cursor and the wait's mark
+		cur = cursor.New(k.Daemon, t.pane, st.Gen(), off).Encode()
+		c.srv.state.marks.input(k, st.Gen(), off)
 		defer c.srv.read.live.Release(st)
 	}
 	if busy && toRun {
@@ -126,15 +127,15 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 }
 
 // interruptTaken bounds how long send_keys waits for a shell at its prompt to take a C-c it
-// ends with: every shell but fish starts a new line for its prompt then. Keys sent before
+// ends with: the shell starts a new line for its prompt then. Keys sent before
 // that (an agent's next send_keys) can be lost or kept: bash, when the signal comes while it
 // is busy (on a loaded machine), reads keys sent after the C-c into the line it then drops
 // ("echo hi" ran as "cho hi"), or echoes ^C and keeps the line with the next keys added.
 const interruptTaken = time.Second
 
-// lineEditorShell reports whether program is a shell that takes C-c at its prompt as a
-// signal: fish reads it as a key, in order with the keys after it (and at an empty prompt
-// prints nothing for it).
+// lineEditorShell reports whether program is a shell known to answer a C-c at its prompt with
+// a new line, whatever its line holds: not fish, which prints nothing for one at an empty
+// prompt (the wait would always run out).
 func lineEditorShell(program string) bool {
 	sh, ok := shellrun.ShellOf(program)
 	return ok && sh != shellrun.FishShell

@@ -57,7 +57,8 @@ func (w *Watch) Wait(ctx context.Context, off int64) error {
 
 // LineAfter waits until the pane printed a line feed after off, the stream ends, or ctx is
 // done, and reports whether it printed one. A shell at its prompt has taken a C-c once it did:
-// every shell but fish starts a new line for its prompt when it drops the line.
+// every shell starts a new line for its prompt when it drops a line (fish prints nothing for
+// a C-c at an empty prompt).
 func (w *Watch) LineAfter(ctx context.Context, off int64) bool {
 	for {
 		data, next, _, err := w.Read(off, 0)
