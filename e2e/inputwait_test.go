@@ -30,6 +30,10 @@ func TestRunWaitsForInput(t *testing.T) {
 		needs                   string
 	}{
 		{"less", "seq 1 300 | less; echo left", "", "q leaves", step{keys: "q"}, "left", "less"},
+		// git runs its pager itself (Debian's "pager", less elsewhere): the hint says how to
+		// have the whole log instead.
+		{"git-log", `cd ~ && git init -q log && cd log && for i in $(seq 40); do git -c user.name=a -c user.email=a@b commit -q --allow-empty -m "c$i"; done && git log; echo left`,
+			"", "git --no-pager", step{keys: "q"}, "left", "git"},
 		{"python", `python3 -c 'x = input("name: "); print("hi", x)'`, "name: ", "to_running_command", step{literal: "bob"}, "hi bob", "python3"},
 		{"read-p", `read -p 'Proceed? ' x; echo "got $x"`, "Proceed? ", "to_running_command", step{literal: "y"}, "got y", ""},
 		{"password", `read -s -p 'Password: ' pw; echo; echo "length ${#pw}"`, "Password: ", "hidden input", step{literal: "secret"}, "length 6", ""},

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -209,9 +210,8 @@ func inputHint(program string, m termstate.Mode, hidden bool) string {
 	switch {
 	case hidden:
 		return "It reads hidden input (a password): answer with send_keys to_running_command=true (the text is not shown), or C-c to stop it."
-	case name == "less" || name == "more" || name == "man" || name == "most":
-		return "It is a pager (" + name + "): q leaves it (send_keys keys=\"q\" enter=false to_running_command=true); the result then holds only what the pager showed. " +
-			"For the whole output, run the command with PAGER=cat (git --no-pager)."
+	case slices.Contains(pagers, name):
+		return "It is a pager (" + name + "): q leaves it (send_keys keys=\"q\" enter=false to_running_command=true); the result then holds only what the pager showed. " + wholeOutput
 	case name == "vim" || name == "vi" || name == "nvim" || name == "view":
 		return "It is an editor (" + name + "): Escape then :q! Enter leaves it without saving, :wq Enter saves."
 	case name == "nano" || name == "pico":
@@ -220,10 +220,17 @@ func inputHint(program string, m termstate.Mode, hidden bool) string {
 		return "It is " + name + ": q leaves it."
 	}
 	if m.Raw() {
-		return "It reads keys one at a time (a pager, an editor or a REPL): q leaves a pager, Escape then :q! Enter leaves vi, C-c stops most programs; send them with send_keys to_running_command=true."
+		return "It reads keys one at a time (a pager, an editor or a REPL): q leaves a pager, Escape then :q! Enter leaves vi, C-c stops most programs; send them with send_keys to_running_command=true. " + wholeOutput
 	}
 	return AnswerHint
 }
+
+// pagers are the programs inputHint names a pager: "pager" is the one Debian and Ubuntu
+// link to less and git, man and systemctl run.
+var pagers = []string{"less", "more", "most", "man", "pager"}
+
+// wholeOutput says how to have a pager's text in the result instead.
+const wholeOutput = "For the whole output, run the command again with PAGER=cat (git --no-pager)."
 
 // AnswerHint is the input hint of a command that reads lines: how to answer it.
 const AnswerHint = "Answer with send_keys to_running_command=true (C-c stops it)."

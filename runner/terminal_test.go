@@ -39,6 +39,7 @@ func TestInputHint(t *testing.T) {
 		want    string
 	}{
 		{"less", termstate.Mode{}, "q leaves it"},
+		{"pager", termstate.Mode{}, "git --no-pager"}, // Debian's link to less, which git runs
 		{"/usr/bin/vim", termstate.Mode{}, ":q!"},
 		{"bash", termstate.Mode{}, "q leaves a pager"},
 		{"sudo", termstate.Mode{Canonical: true}, "hidden input"},
