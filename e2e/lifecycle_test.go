@@ -248,8 +248,10 @@ func TestKills(t *testing.T) {
 	c.Tmx.NewSession("other")
 	wantErr(t, c, "kill_session", map[string]any{}, "needs session_name or session_id")
 	wantErr(t, c, "kill_session", map[string]any{"session_name": "oth"}, "no session is named")
+	first := atoi(c.Tmx.Tmux("display-message", "-p", "#{pid}"))
 	c.OK("kill_session", map[string]any{"session_name": "other"}, &res)
 	c.OK("kill_session", map[string]any{"session_id": sid}, &res)
+	waitGone(t, first) // the last session gone, the server exits; the next starts another
 	// With no server on a socket, kill_server says so.
 	wantErr(t, c, "kill_server", map[string]any{"socket_name": "e2e-none"}, "no tmux server")
 

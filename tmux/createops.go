@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	tmuxformat "github.com/tmux-mcp/tmux-mcp/tmux/format"
 )
@@ -66,19 +67,33 @@ func (o *NewSession) commands() ([][]string, error) {
 }
 
 // Create runs new-session through a tmux process of its own, not over control mode: it may
-// have to start the server.
+// have to start the server. A server whose last session was just killed exits a moment
+// later; a client that reaches it meanwhile is told "server exited unexpectedly" and nothing
+// was made (the server is gone with whatever it held), so Create tries again, for up to
+// exitingWait, and the next try starts a new server.
 func (s *Server) Create(ctx context.Context, o *NewSession) error {
 	cmds, err := o.commands()
 	if err != nil {
 		return err
 	}
 	out, err := s.Spawn(ctx, nil, cmds[0]...)
+	for start := time.Now(); err != nil && serverExited(err) && time.Since(start) < exitingWait; {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+		out, err = s.Spawn(ctx, nil, cmds[0]...)
+	}
 	if err != nil {
 		return err
 	}
 	s.mutated()
 	return o.read([][]string{out})
 }
+
+// exitingWait bounds how long Create waits for an exiting server to be gone.
+const exitingWait = 3 * time.Second
 
 func (o *NewSession) read(out [][]string) (err error) {
 	o.SessionID, _, o.PaneID, err = readIDs(out)

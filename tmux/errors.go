@@ -53,6 +53,12 @@ func (e *CommandError) Is(target error) bool {
 	return false
 }
 
+// serverExited reports whether err is a tmux client's "server exited unexpectedly": the
+// server it reached exited before it answered.
+func serverExited(err error) bool {
+	return errors.Is(err, ErrServerNotRunning) && strings.Contains(err.Error(), "server exited unexpectedly")
+}
+
 func isNoServer(msg string) bool {
 	return strings.Contains(msg, "no server running") ||
 		strings.Contains(msg, "error connecting to") ||

@@ -72,3 +72,21 @@ func TestCreateAndArrangeOps(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCreateAfterLastSessionKilled: a session made right after the server's last one was
+// killed is made, though the old server may still be on its way out (a tmux client that
+// reaches it is told "server exited unexpectedly"): an agent's clean start.
+func TestCreateAfterLastSessionKilled(t *testing.T) {
+	tmx := testtmux.New(t)
+	ts := newServer(t, tmx)
+	ctx := context.Background()
+	for i := range 15 {
+		ns := &tmux.NewSession{}
+		if err := ts.Create(ctx, ns); err != nil {
+			t.Fatalf("new session %d, right after the last one was killed: %v", i, err)
+		}
+		if err := ts.Kill(ctx, ns.SessionID); err != nil {
+			t.Fatalf("killing session %d: %v", i, err)
+		}
+	}
+}
