@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/termstate"
+	"github.com/tmux-mcp/tmux-mcp/tmux"
+	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
 // A wrapper whose end marker never comes (the command replaced the wrapper's EXIT trap out of
@@ -112,13 +114,41 @@ var errShellGone = errors.New("the pane's shell ended")
 // shellDied reports whether the interactive shell the line was typed into is gone while the
 // stream goes on: the pane lives on without it when remain-on-exit keeps it dead (the command
 // killed its shell) or respawn-pane -k, from a person's key binding, started another program
-// there. Neither ends the pane's stream, and a dead pane prints nothing to look again on, so
-// the run would hold the pane as running forever. False without a process table (x.shell 0).
-func (x *run) shellDied() bool {
-	if x.shell == 0 || x.phase < entered {
+// there. Neither ends the pane's stream at once (tmux says nothing of a pane's death unless
+// its window's automatic name changes with it), and a dead pane prints nothing to look again
+// on, so the run would hold the pane as running forever. With a process table, the shell's
+// process is looked for; without one, tmux is asked whether the pane is dead.
+func (x *run) shellDied(ctx context.Context) bool {
+	switch {
+	case x.phase < entered:
 		return false
+	case x.shell != 0:
+		return x.r.table.Exited(x.shell)
 	}
-	return x.r.table.Exited(x.shell)
+	return x.paneDead(ctx)
+}
+
+// paneDead reports whether the run's pane is there, dead (its program exited under
+// remain-on-exit).
+func (x *run) paneDead(ctx context.Context) bool {
+	st := &tmux.Screen{Pane: x.req.pane.PaneID}
+	return x.eng.Do(ctx, st) == nil && st.Dead
+}
+
+// deadPane tells, for a run whose pane's stream ended as the pane's (stream.ErrPaneGone), a
+// pane that is still there, dead under remain-on-exit, from one that went: the first is the
+// shell ending with the command (errShellGone), which the stream's end can tell before
+// shellDied does.
+func (x *run) deadPane(ctx context.Context) {
+	x.mu.Lock()
+	ended := x.ended
+	x.mu.Unlock()
+	if !errors.Is(ended, stream.ErrPaneGone) || x.abandoned.Load() || !x.paneDead(context.WithoutCancel(ctx)) {
+		return
+	}
+	x.mu.Lock()
+	x.ended = errShellGone
+	x.mu.Unlock()
 }
 
 // shellEnded ends the run whose shell died (shellDied): once its end marker, if it comes

@@ -695,12 +695,13 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 	}()
 	for {
 		if x.pump(ctx) {
+			x.deadPane(ctx)
 			return nil
 		}
 		if x.notRun != nil || stop != nil && stop() || x.gone.Err() != nil {
 			return nil
 		}
-		if x.shellDied() {
+		if x.shellDied(ctx) {
 			x.shellEnded(ctx)
 			return nil
 		}
@@ -717,7 +718,7 @@ func (x *run) waitFor(ctx context.Context, stop func() bool) error {
 			wctx, cancel = context.WithTimeout(ctx, startCheck)
 		case x.pollInput:
 			wctx, cancel = context.WithTimeout(ctx, inputPoll)
-		case x.shell != 0 && x.phase >= entered:
+		case x.phase >= entered:
 			// A dead pane prints nothing more: look at its shell now and then (shellDied).
 			wctx, cancel = context.WithTimeout(ctx, shellPoll)
 		}
