@@ -93,15 +93,23 @@ func TestSecretNeverSeen(t *testing.T) {
 	cases := []struct{ transport, version, shell string }{
 		{"stdio", "2025-11-25", "bash"}, {"stdio", "2026-07-28", "bash"}, {"stdio", "2025-11-25", "zsh"}, {"stdio", "2026-07-28", "zsh"},
 		{"http", "2025-11-25", "bash"}, {"http", "2026-07-28", "zsh"},
+		// fish's read -s reads keys one at a time with echo off, as its line editor does: the
+		// prompt says it asks for a secret.
+		{"stdio", "2026-07-28", "fish"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.transport+"/"+tc.version+"/"+tc.shell, func(t *testing.T) {
 			tmx := testtmux.New(t)
 			shell := testtmux.Bash
 			readS := `read -s -p 'Password: ' pw; echo; echo "len=${#pw}"`
-			if tc.shell == "zsh" {
+			hidden := []string{"-echo", "icanon"}
+			switch tc.shell {
+			case "zsh":
 				testtmux.RequireShell(t, testtmux.Zsh)
 				shell, readS = testtmux.Zsh, `read -s 'pw?Password: '; echo; echo "len=${#pw}"`
+			case "fish":
+				testtmux.RequireShell(t, testtmux.Fish)
+				shell, readS, hidden = testtmux.Fish, `read -s -P 'Password: ' pw; echo "len="(string length -- $pw)`, []string{"-echo", "-icanon"}
 			}
 			_, pane := tmx.NewSession("s", shell...)
 			tmx.WaitPrompt(pane)
@@ -159,10 +167,12 @@ func TestSecretNeverSeen(t *testing.T) {
 			tmx.Tmux("send-keys", "-t", pane, "clear; "+readS, "Enter")
 			tty := strings.TrimSpace(tmx.Tmux("display-message", "-p", "-t", pane, "#{pane_tty}"))
 			// Until read -s has the terminal: echo off in canonical mode (a line editor at the
-			// prompt has echo off too, in raw mode).
+			// prompt has echo off too, in raw mode), fish's once its prompt shows.
 			for end := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 				out, _ := exec.Command("stty", "-a", "-F", tty).Output()
-				if f := strings.Fields(string(out)); slices.Contains(f, "-echo") && slices.Contains(f, "icanon") || time.Now().After(end) {
+				f := strings.Fields(string(out))
+				shown := tc.shell != "fish" || strings.HasSuffix(strings.TrimSpace(tmx.Tmux("capture-pane", "-p", "-t", pane)), "Password:")
+				if slices.Contains(f, hidden[0]) && slices.Contains(f, hidden[1]) && shown || time.Now().After(end) {
 					break
 				}
 			}

@@ -1003,14 +1003,14 @@ func (x *run) waitingForInput(res *Result) {
 	if !waiting {
 		return
 	}
-	hidden := x.r.table.SecretInput(m, x.shell, program)
-	res.WaitingForInput, res.InputHidden, res.InputHint = true, hidden, inputHint(program, m, hidden)
 	for i := len(res.Lines) - 1; i >= 0; i-- {
 		if strings.TrimSpace(res.Lines[i]) != "" {
 			res.Prompt = res.Lines[i]
 			break
 		}
 	}
+	hidden := x.r.table.SecretInput(m, x.shell, program) || m.SecretAsked(res.Prompt)
+	res.WaitingForInput, res.InputHidden, res.InputHint = true, hidden, inputHint(program, m, hidden)
 }
 
 // finish gives everything back: the stream, the script file and the pane's reservation; res

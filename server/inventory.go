@@ -611,7 +611,7 @@ func getPaneInfo(ctx context.Context, c *Call, in *paneIn) (PaneInfo, error) {
 		return PaneInfo{}, err
 	}
 	info := c.paneInfo(ctx, t.ts, t.snap, t.pane)
-	info.InputHidden = inputHidden(t.ts, t.pane)
+	info.InputHidden = inputHidden(ctx, t.ts, t.pane, nil)
 	return info, nil
 }
 

@@ -124,7 +124,7 @@ func snapshotPane(ctx context.Context, c *Call, in *snapshotIn) (PaneSnapshot, e
 		HistorySize:           st.HistorySize,
 		AlternateOn:           st.AlternateOn,
 	}
-	snap.InputHidden = inputHidden(t.ts, p)
+	snap.InputHidden = inputHidden(ctx, t.ts, p, cp.Lines)
 	if st.Mode != "" {
 		snap.PaneMode = &st.Mode
 	}

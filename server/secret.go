@@ -116,7 +116,7 @@ func typeSecret(ctx context.Context, c *Call, in *typeSecretIn) (TypeSecretOut, 
 			return TypeSecretOut{}, fail("Call type_secret again for a new page.", "the page of this request for a secret is gone (it expired)")
 		}
 	} else {
-		if err := hiddenNow(t.ts, p); err != nil {
+		if err := hiddenNow(ctx, t.ts, p); err != nil {
 			return TypeSecretOut{}, err
 		}
 		if pg, err = c.openPage(ctx, t.ts, p, str(in.Message), in.Enter); err != nil {
@@ -159,12 +159,12 @@ func (c *Call) canOpenPage() bool {
 
 // hiddenNow refuses a pane whose terminal shows what is typed: a secret typed there would be
 // on screen. A pane whose terminal cannot be read (on another host) is not refused.
-func hiddenNow(ts *tmux.Server, p tmux.Pane) error {
+func hiddenNow(ctx context.Context, ts *tmux.Server, p tmux.Pane) error {
 	if !ts.Local() {
 		return nil
 	}
 	m, err := termstate.ReadMode(p.PaneTTY)
-	if err != nil || secretMode(m, p) {
+	if err != nil || secretMode(ctx, ts, m, p, nil) {
 		return nil
 	}
 	return fail("Start the program that asks for it first (run_command), then call type_secret while it waits (input_hidden: true).",
@@ -173,31 +173,53 @@ func hiddenNow(ts *tmux.Server, p tmux.Pane) error {
 
 // inputHidden reports whether pane p's program reads hidden input: its terminal in canonical
 // mode with echo off, as getpass, sudo, ssh and read -s set it (a shell's line editor at its
-// prompt has it raw). Unknown (another host, an unreadable tty) is false.
-func inputHidden(ts *tmux.Server, p tmux.Pane) bool {
+// prompt has it raw), or see secretMode. screen is the pane's screen when the caller has it.
+// Unknown (another host, an unreadable tty) is false.
+func inputHidden(ctx context.Context, ts *tmux.Server, p tmux.Pane, screen []string) bool {
 	if !ts.Local() || p.PaneDead {
 		return false
 	}
 	m, err := termstate.ReadMode(p.PaneTTY)
-	return err == nil && secretMode(m, p)
+	return err == nil && secretMode(ctx, ts, m, p, screen)
 }
 
-// secretMode reports whether pane p, its terminal in mode m, reads a secret it does not show
-// (termstate's Table.SecretInput, from its command and its processes).
-func secretMode(m termstate.Mode, p tmux.Pane) bool {
-	return termstate.New().SecretInput(m, p.PanePID, p.PaneCurrentCommand)
+// secretMode reports whether pane p, its terminal in mode m, reads a secret it does not show:
+// termstate's Table.SecretInput, from its command and its processes, or keys read one at a
+// time with echo off after a prompt for a secret (Mode.SecretAsked: fish's read -s, the
+// prompt libraries of command-line tools), its last line read from screen (the pane's
+// screen, read now when nil).
+func secretMode(ctx context.Context, ts *tmux.Server, m termstate.Mode, p tmux.Pane, screen []string) bool {
+	if termstate.New().SecretInput(m, p.PanePID, p.PaneCurrentCommand) {
+		return true
+	}
+	if !m.Raw() || m.Echo {
+		return false
+	}
+	if screen == nil {
+		cp := &tmux.Capture{Pane: p.PaneID}
+		if ts.Do(ctx, cp) != nil {
+			return false
+		}
+		screen = cp.Lines
+	}
+	return m.SecretAsked(lastLine(screen))
+}
+
+// lastLine is the last line of lines that is not blank, trimmed.
+func lastLine(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // openPage opens a page that types into pane p, and lists it.
 func (c *Call) openPage(ctx context.Context, ts *tmux.Server, p tmux.Pane, message string, enter bool) (*secretPage, error) {
 	shows := ""
 	if cp := (&tmux.Capture{Pane: p.PaneID}); ts.Do(ctx, cp) == nil {
-		for i := len(cp.Lines) - 1; i >= 0; i-- {
-			if l := strings.TrimSpace(cp.Lines[i]); l != "" {
-				shows = truncate(l, 200)
-				break
-			}
-		}
+		shows = truncate(lastLine(cp.Lines), 200)
 	}
 	if p.TypesIntoOthers() {
 		return nil, syncedRefusal(p)
@@ -272,11 +294,11 @@ func (c *Call) askPage(ctx context.Context, key string, pg *secretPage) (int, er
 // typeSecretInto types secret into pane p literally, then Enter when enter, and records that
 // it did (audit, recordings) without the secret. It refuses a terminal that echoes.
 func (s *Server) typeSecretInto(ts *tmux.Server, p tmux.Pane, secret string, enter bool) (int, error) {
-	if err := hiddenNow(ts, p); err != nil {
-		return 0, fmt.Errorf("pane %s no longer waits for hidden input (its terminal shows what is typed)", p.PaneID)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	if err := hiddenNow(ctx, ts, p); err != nil {
+		return 0, fmt.Errorf("pane %s no longer waits for hidden input (its terminal shows what is typed)", p.PaneID)
+	}
 	// Read again: synchronize-panes may have been turned on since the page opened.
 	now := &tmux.PaneRecord{Pane: p.PaneID}
 	if err := ts.Do(ctx, now); err != nil {
