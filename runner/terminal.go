@@ -220,7 +220,7 @@ func inputHint(program string, m termstate.Mode, hidden bool) string {
 		return "It is " + name + ": q leaves it."
 	}
 	if m.Raw() {
-		return "It reads keys one at a time (a pager, an editor or a REPL): q leaves a pager, Escape then :q! Enter leaves vi, C-c stops most programs; send them with send_keys to_running_command=true. " + wholeOutput
+		return "It reads keys one at a time (a pager, an editor or a REPL): q leaves a pager (for all of its output, run the command again with PAGER=cat or git --no-pager), Escape then :q! Enter leaves vi, C-c stops most programs; send them with send_keys to_running_command=true."
 	}
 	return AnswerHint
 }
