@@ -181,10 +181,12 @@ func stillRunning(t *termstate.Table, p tmux.Pane, shell string, local bool) boo
 			return true
 		}
 		// fish runs a sourced wrapper's child fish in its own group. A child there is not
-		// enough (fish's own background jobs share the group): the shell must also wait on
-		// something other than its terminal, or have given the terminal back in line mode.
+		// enough (fish's own background jobs share the group, and so do the commands its
+		// prompt runs, git for fish_vcs_prompt): the child must be a fish, and the shell must
+		// also wait on something other than its terminal, or have given the terminal back in
+		// line mode.
 		busy := leader.Wait != "" && !leader.WaitsInput() || lineMode(p, shell, local)
-		return busy && childInGroup(t, leader.PID)
+		return busy && childFish(t, leader)
 	}
 	if shell == "" || p.PaneCurrentCommand != shell {
 		return true
@@ -207,12 +209,13 @@ func lineMode(p tmux.Pane, shell string, local bool) bool {
 	return err == nil && !m.Raw()
 }
 
-// childInGroup reports whether the shell pid has a child in its own process group: a command
-// it runs without a group of its own (bash and the others give every job its group).
-func childInGroup(t *termstate.Table, pid int) bool {
-	kids, _ := t.Children(pid)
+// childFish reports whether the shell (leader, the leader of its group) has a child of its
+// own program (a fish for fish) in its own process group: the wrapper's, which it runs
+// without a group of its own (bash and the others give every job its group).
+func childFish(t *termstate.Table, leader termstate.Proc) bool {
+	kids, _ := t.Children(leader.PID)
 	for k := range kids {
-		if c, ok := t.Proc(k); ok && c.PGID == pid {
+		if c, ok := t.Proc(k); ok && c.PGID == leader.PID && (c.Name == leader.Name || c.Comm == leader.Comm) {
 			return true
 		}
 	}

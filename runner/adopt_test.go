@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,7 +137,7 @@ func TestStillRunningFish(t *testing.T) {
 		[]string{"send-keys", "-t", p.PaneID, "Enter"})
 	time.Sleep(time.Second)
 	now = paneNow(t, ts, p.PaneID)
-	if !childInGroup(termstate.System, now.PanePID) {
+	if !inGroup(now.PanePID, "sleep", "30") {
 		t.Fatal("test set-up: the background job is not in the shell's group")
 	}
 	for name, table := range tables {
@@ -143,4 +145,33 @@ func TestStillRunningFish(t *testing.T) {
 			t.Errorf("%s: the shell at its prompt counts as running", name)
 		}
 	}
+	// A prompt that runs a command (fish_vcs_prompt runs git) has fish wait for a child in
+	// its group, as for the wrapper's child fish: that is not a run.
+	ts.Exec(context.Background(), []string{"send-keys", "-t", p.PaneID, "-l", "function fish_prompt; sleep 5; echo '> '; end"},
+		[]string{"send-keys", "-t", p.PaneID, "Enter"})
+	for end := time.Now().Add(10 * time.Second); !inGroup(now.PanePID, "sleep", "5"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("test set-up: the prompt's sleep did not start")
+		}
+	}
+	if stillRunning(termstate.System, paneNow(t, ts, p.PaneID), "fish", true) {
+		t.Error("the shell drawing its prompt counts as running")
+	}
+}
+
+// inGroup reports whether the shell pid has a child in its own process group with the
+// command line args.
+func inGroup(pid int, args ...string) bool {
+	kids, _ := termstate.System.Children(pid)
+	for k := range kids {
+		c, ok := termstate.System.Proc(k)
+		if !ok || c.PGID != pid {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", k))
+		if strings.Join(args, "\x00")+"\x00" == string(cmdline) {
+			return true
+		}
+	}
+	return false
 }
