@@ -24,6 +24,9 @@ type Record struct {
 	Holder  string // names the run while it holds the pane, e.g. `run_shell_command "make"`
 	Command string
 	Started time.Time
+	// size is the pane's width and height when the run began: the next run without a process
+	// table tells from it that the pane was resized since (see awaitSize).
+	size [2]int
 
 	done chan struct{} // closed once the command ended (or the run was given up)
 

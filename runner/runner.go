@@ -415,6 +415,8 @@ func (r *Runner) start(ctx context.Context, ts *tmux.Server, req Request, path s
 	// The offset is taken before anything is sent: nothing the command prints is lost. A
 	// stream whose session went while the pane lives on in another one is followed there once.
 	x := &run{r: r, ts: ts, eng: ts, req: req, path: path, rec: rec, unterminated: unterminated(prev), lostPrev: lost(prev)}
+	rec.size = [2]int{p.PaneWidth, p.PaneHeight}
+	x.resized = prev != nil && prev.size != rec.size
 	reopened := false
 	x.f = stream.NewFollower(w, w.Offset()).OnEnd(func(ctx context.Context, ended error) (*stream.Watch, error) {
 		if !errors.Is(ended, stream.ErrSessionGone) || reopened {
@@ -467,6 +469,8 @@ type run struct {
 	// lostPrev says the pane's previous run was lost from view (see lost): without a process
 	// table, only a drawn prompt then says its command ended (see awaitShellPortable).
 	lostPrev bool
+	// resized says the pane's size is not what it was when its previous run began.
+	resized bool
 	// left is what the screen showed left of the typed line on its row (its prompt) when
 	// redrawAt found the line, else "": see echoFrom.
 	left string

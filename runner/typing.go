@@ -301,7 +301,9 @@ func (x *run) awaitSize(ctx context.Context) {
 			w, h = s.Width, s.Height
 		}
 		if cols == w && rows == h {
-			if x.awaitShellRead(ctx, deadline) || resized {
+			// Without a process table, a pane resized since its last run may have its
+			// shell still redrawing for it, though the size came long ago.
+			if x.awaitShellRead(ctx, deadline) || resized || x.shell == 0 && x.resized {
 				x.awaitQuiet(ctx, time.Now().Add(resizeWait))
 			}
 			return
