@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ type waitResult struct {
 	Cursor           string   `json:"cursor"`
 	LinesMissed      bool     `json:"lines_missed"`
 	Note             string   `json:"note"`
+	StartedFrom      string   `json:"started_from"`
 }
 
 // goWait runs wait_for_text in the background; the result arrives on the channel.
@@ -589,5 +591,38 @@ func TestWaitForTextCursorSharedWithCaptureSince(t *testing.T) {
 	c.OK("capture_since", map[string]any{"cursor": r.Cursor}, &cs)
 	if !slices.Contains(cs.Lines, "second-2") || slices.Contains(cs.Lines, "first-1") {
 		t.Errorf("capture_since from a wait_for_text cursor: %q", cs.Lines)
+	}
+}
+
+// TestWaitAfterRun: a run that outlived its call is input into its pane for the waits after
+// it. An agent starts a server with run_shell_command (the call returns, still running),
+// then waits for its "ready" line: what it printed in between is seen, not waited out, and the
+// line showing the command, which holds the pattern too, is not taken for it. And after a run
+// that completed, its output is seen as the waits after send_keys see theirs.
+func TestWaitAfterRun(t *testing.T) {
+	c := start(t)
+	_, pane := c.Tmx.NewSession("s")
+	gate := filepath.Join(t.TempDir(), "gate")
+	cmd := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo up-and-ready; sleep 30"
+	if out := c.run(pane, cmd, "timeoutMs", 300); out.Outcome != "timed_out" {
+		t.Fatalf("the run did not outlive its call: %+v", out)
+	}
+	os.WriteFile(gate, nil, 0o600)
+	screenHas(c, pane, "\nup-and-ready")
+	// The line showing the command comes first in the pane's output: matched_lines says
+	// which line matched.
+	var r waitResult
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{"up-and-ready"}, "timeout": 30}, &r)
+	if !r.Found || r.StartedFrom != "last_input" || !slices.Equal(r.MatchedLines, []string{"up-and-ready"}) {
+		t.Errorf("the ready line printed between the run and the wait: %+v", r)
+	}
+	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "C-c", "enter": false}, nil)
+	c.OK("wait_for_run", map[string]any{"pane_id": pane, "timeout": 30}, nil)
+	if out := c.run(pane, "echo done-$((40+2))"); out.Output != "done-42" {
+		t.Fatalf("run: %+v", out)
+	}
+	c.OK("wait_for_text", map[string]any{"pane_id": pane, "patterns": []string{"done-42"}, "timeout": 30}, &r)
+	if !r.Found || !slices.Equal(r.MatchedLines, []string{"done-42"}) {
+		t.Errorf("a completed run's output: %+v", r)
 	}
 }

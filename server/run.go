@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tmux-mcp/tmux-mcp/internal/echo"
 	"github.com/tmux-mcp/tmux-mcp/internal/hint"
 	"github.com/tmux-mcp/tmux-mcp/runner"
 	"github.com/tmux-mcp/tmux-mcp/server/policy"
@@ -100,6 +101,8 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	if _, _, err := c.srv.state.runs.AdoptFrom(ctx, ts, p, opt); err != nil {
 		return p, res, err
 	}
+	marked := c.markRun(ctx, ts, p.PaneID, a.command)
+	defer func() { marked(err) }()
 	// withSecrets: a command waiting for hidden input asks the person (secret.go).
 	res, err = c.withSecrets(ctx, ts, p, a.timeout, func() (runner.Result, error) {
 		ended := c.srv.rec.runBegan(ts, p.PaneID, a.tool, a.command) // markers in a recording of the pane
@@ -117,6 +120,32 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 	})
 	c.hideHint(ts, p, &res)
 	return p, res, refusal(a, err)
+}
+
+// markRun makes a run input into pane for the waits that follow it (see waitMark): a
+// wait_for_text after a run that outlived its call ("npm run dev", then a wait for "ready")
+// sees what the command printed in between, from its output's start (or, before the run was
+// seen to start, from before anything was typed, its command noted as typed so that the line
+// showing it is not matched). The returned func, given the run's error, sets the mark.
+func (c *Call) markRun(ctx context.Context, ts *tmux.Server, pane, command string) func(error) {
+	id, err := ts.Identity(ctx)
+	if err != nil {
+		return func(error) {}
+	}
+	k := paneKey{Daemon: id, Pane: pane}
+	st, err := c.srv.acquireLive(ctx, ts, k)
+	if err != nil {
+		return func(error) {}
+	}
+	before := st.Offset()
+	c.srv.state.echo.Typed(k, []echo.Input{{Text: command}, {Key: "Enter"}}, time.Now())
+	return func(err error) {
+		defer c.srv.read.live.Release(st)
+		if err != nil {
+			return // nothing ran
+		}
+		c.srv.state.marks.input(k, st.Gen(), max(before, st.ElidedEnd()))
+	}
 }
 
 // runRecord is the record of the run in pane that its call left running, for what follows its

@@ -53,6 +53,10 @@ func (s *Stream) Gen() uint64 { return s.e.Gen() }
 // afterwards.
 func (s *Stream) Offset() int64 { return s.e.Watch().Offset() }
 
+// ElidedEnd is where the newest range a run hid from text readers ends (the echo of the line
+// it typed): its command's output comes after it. 0 when none was hidden.
+func (s *Stream) ElidedEnd() int64 { return s.e.Watch().ElidedEnd() }
+
 // Position is the stream's end now (see Offset).
 func (s *Stream) Position() Position { return Position{Gen: s.Gen(), Offset: s.Offset()} }
 
