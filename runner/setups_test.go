@@ -18,7 +18,8 @@ import (
 )
 
 // The engine's shell tests: every shell set-up users have (testtmux.Configs: clean, rc, vi,
-// rprompt, strict; testtmux.Plugins: bash-completion, fzf, direnv, powerline; started through
+// rprompt, strict; testtmux.Plugins: bash-completion, fzf, direnv, powerline; liquidprompt and
+// powerlevel9k; started through
 // sh -c), run twice: with the process table (Linux's /proc)
 // and with it hidden, as on a platform or host where it cannot be read, so that what the
 // portable reads decide (tmux's current command, the tty's mode) is tested here.
@@ -60,6 +61,7 @@ func allSetups() []testtmux.Setup {
 		out = append(out, testtmux.Plugins(sh)...) // skipped where the tools are not installed
 	}
 	out = append(out, testtmux.ZshPlugins()...)
+	out = append(out, promptSetups()...)
 	return append(out, testtmux.ZshTransient(),
 		testtmux.Started("fish", "sh-c", "sh", "-c", "fish"),
 		testtmux.Started("fish", "sh-c-child", "sh", "-c", "fish; exit $?"),
@@ -67,6 +69,12 @@ func allSetups() []testtmux.Setup {
 		testtmux.Config("zsh", "rc").With("ignore-space", "setopt hist_ignore_space"),
 		cLocalePrompts[0], cLocalePrompts[1],
 	)
+}
+
+// promptSetups are the prompt frameworks' set-ups: liquidprompt in bash and zsh, powerlevel9k
+// on one row and on two (skipped where not installed).
+func promptSetups() []testtmux.Setup {
+	return append([]testtmux.Setup{testtmux.Liquidprompt("bash"), testtmux.Liquidprompt("zsh")}, testtmux.Powerlevel9k()...)
 }
 
 // cLocalePrompts are zsh in the C locale with a multibyte prompt, on one row and on two.
