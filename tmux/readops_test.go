@@ -45,7 +45,7 @@ func TestTypingOps(t *testing.T) {
 	ts := newServer(t, tmx)
 	ctx := context.Background()
 	err := ts.Batch(ctx, &tmux.SendKeys{Pane: pane, Keys: []string{"C-u"}}, &tmux.SendText{Pane: pane, Text: "-n Enter $x"},
-		&tmux.SetTitle{Pane: pane, Title: "a title"})
+		&tmux.SetTitle{Pane: pane, Title: "a #{pane_id} ## title"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestTypingOps(t *testing.T) {
 		}
 		last = cp.Text()
 		if strings.Contains(last, "-n Enter $x") {
-			if len(ex.Lines) != 1 || ex.Lines[0] != "-a title" {
+			if len(ex.Lines) != 1 || ex.Lines[0] != "-a #{pane_id} ## title" {
 				t.Fatalf("title %q", ex.Lines)
 			}
 			return

@@ -1,6 +1,9 @@
 package tmux
 
-import "github.com/tmux-mcp/tmux-mcp/tmux/keys"
+import (
+	tmuxformat "github.com/tmux-mcp/tmux-mcp/tmux/format"
+	"github.com/tmux-mcp/tmux-mcp/tmux/keys"
+)
 
 // SendKeys presses keys in a pane: each a tmux key name (Enter, C-c, Escape), pressed in
 // order. Run it with SendText in one Batch to type text after them with nothing in between.
@@ -41,7 +44,8 @@ func (o *SendText) commands() ([][]string, error) {
 func (*SendText) read([][]string) error { return nil }
 func (*SendText) mutates() bool         { return true }
 
-// SetTitle sets a pane's title (select-pane -T), as a program's own title sequence would.
+// SetTitle sets a pane's title (select-pane -T), as a program's own title sequence would,
+// taken as it is: select-pane expands -T as a format, and the title is a command's text.
 type SetTitle struct {
 	Pane  string
 	Title string
@@ -51,7 +55,7 @@ func (o *SetTitle) commands() ([][]string, error) {
 	if err := checkPanes(o.Pane); err != nil {
 		return nil, err
 	}
-	return [][]string{{"select-pane", "-t", o.Pane, "-T", o.Title}}, nil
+	return [][]string{{"select-pane", "-t", o.Pane, "-T", tmuxformat.Escape(o.Title)}}, nil
 }
 
 func (*SetTitle) read([][]string) error { return nil }
