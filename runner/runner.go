@@ -843,23 +843,61 @@ func promptEnd(pre, raw []byte, left string) int {
 
 // retitle gives the pane the command as its title when the shell's own hooks (a preexec that
 // puts the command line in the title) titled it with the typed line: as if a person had typed
-// the command.
+// the command. So with the window's name, when tmux took it from screen's name sequence
+// (ESC k, which liquidprompt prints in tmux) under allow-rename.
 func (x *run) retitle() {
-	pre := x.col.pre
-	for _, osc := range []string{"\x1b]0;", "\x1b]2;"} {
-		i := bytes.LastIndex(pre, []byte(osc))
+	typed := shellrun.Line(x.sh, x.path)
+	cmd := firstLine(x.req.Command)
+	if title, ok := typedTitle(x.col.pre, x.path, "\x1b]0;", "\x1b]2;"); ok {
+		go x.eng.Do(context.Background(), &tmux.SetTitle{Pane: x.req.pane.PaneID, Title: asTyped(title, typed, cmd)})
+	}
+	if name, ok := typedTitle(x.col.pre, x.path, "\x1bk"); ok {
+		go x.rename(asTyped(name, typed, cmd))
+	}
+}
+
+// typedTitle returns the text of the last title sequence (one of intros, ended by BEL or
+// ESC) in pre when it holds the script's path.
+func typedTitle(pre []byte, path string, intros ...string) (string, bool) {
+	for _, intro := range intros {
+		i := bytes.LastIndex(pre, []byte(intro))
 		if i < 0 {
 			continue
 		}
-		title := pre[i+len(osc):]
+		title := pre[i+len(intro):]
 		if j := bytes.IndexAny(title, "\a\x1b"); j >= 0 {
 			title = title[:j]
 		}
-		if bytes.Contains(title, []byte(x.path)) {
-			go x.eng.Do(context.Background(), &tmux.SetTitle{Pane: x.req.pane.PaneID, Title: firstLine(x.req.Command)})
-			return
+		if bytes.Contains(title, []byte(path)) {
+			return string(title), true
 		}
 	}
+	return "", false
+}
+
+// asTyped is title with the command where the typed line is (a hook's "[~] ± " before it
+// stays), the line's leading blank with it when the title has it, or the command alone when
+// the title holds the line otherwise (a DEBUG trap's $BASH_COMMAND, one of its commands).
+func asTyped(title, typed, cmd string) string {
+	for _, t := range []string{typed, strings.TrimSpace(typed)} {
+		if strings.Contains(title, t) {
+			return strings.Replace(title, t, cmd, 1)
+		}
+	}
+	return cmd
+}
+
+// rename gives the pane's window name when tmux had named it with the typed line (allow-rename on;
+// off, tmux ignored the sequence and the name is the user's or automatic-rename's, left
+// alone). The shell's next prompt may name it again between the read and the rename, which
+// then shows the command until the prompt after.
+func (x *run) rename(name string) {
+	ctx := context.Background()
+	cur := &tmux.Expand{Pane: x.req.pane.PaneID, Format: "#{window_name}"}
+	if err := x.eng.Do(ctx, cur); err != nil || len(cur.Lines) != 1 || !strings.Contains(cur.Lines[0], x.path) {
+		return
+	}
+	x.eng.Do(ctx, &tmux.RenameWindow{Window: x.req.pane.WindowID, Name: name})
 }
 
 // firstLine returns s up to its first line break.
