@@ -18,7 +18,7 @@ var slowPrompt = testtmux.Config("bash", "clean").WithRC("slow-prompt", []string
 // in canonical mode, echoed as "^R") while the hooks still run.
 func TestEngineBackAtPrompt(t *testing.T) {
 	tmx, ts := realEngine(t)
-	setups := append([]testtmux.Setup{slowPrompt}, testtmux.Plugins("bash")...)
+	setups := append([]testtmux.Setup{slowPrompt, testtmux.Liquidprompt("bash")}, testtmux.Plugins("bash")...)
 	for _, tb := range tables {
 		for _, su := range setups {
 			if su.Config == "plugins" || su.Config == "plugins-vi" {
