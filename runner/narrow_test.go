@@ -73,8 +73,9 @@ func TestEngineNarrow(t *testing.T) {
 				sus = append(sus, testtmux.Configs(sh)...)
 			}
 			// powerlevel9k is left out: its prompt runs git and a dozen subshells at each
-			// drawing, near a second on a loaded machine, and again at each resize, which
-			// would take its runs past the wait for the echo; TestEnginePrompts shows its runs.
+			// drawing, which zsh does again at each resize; on a loaded machine a run waits
+			// seconds for that redraw to end, then for the prompt after it, past the echo wait
+			// this test takes for a missed echo. TestEnginePrompts checks its runs' screens.
 			sus = append(sus, testtmux.Liquidprompt("bash"), testtmux.Liquidprompt("zsh"))
 			for _, su := range append(append(sus, testtmux.ZshPlugins()...), testtmux.ZshTransient()) {
 				if tb.table != termstate.System && su.Config != "clean" {
