@@ -893,8 +893,8 @@ func asTyped(title, typed, cmd string) string {
 // then shows the command until the prompt after.
 func (x *run) rename(name string) {
 	ctx := context.Background()
-	cur := &tmux.Expand{Pane: x.req.pane.PaneID, Format: "#{window_name}"}
-	if err := x.eng.Do(ctx, cur); err != nil || len(cur.Lines) != 1 || !strings.Contains(cur.Lines[0], x.path) {
+	cur := &tmux.WindowName{Pane: x.req.pane.PaneID}
+	if err := x.eng.Do(ctx, cur); err != nil || !strings.Contains(cur.Name, x.path) {
 		return
 	}
 	x.eng.Do(ctx, &tmux.RenameWindow{Window: x.req.pane.WindowID, Name: name})
