@@ -41,7 +41,7 @@ func promptRuns(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane)
 	} {
 		res, err := engineRun(t, r, ts, p, c.cmd, 30*time.Second)
 		all := p.S.Tmux("capture-pane", "-p", "-J", "-t", p.ID, "-S", "-")
-		if err != nil || res.Outcome != Completed || res.Output != c.out || *res.ExitStatus != c.status {
+		if err != nil || res.Outcome != Completed || res.Output != c.out || res.ExitStatus == nil || *res.ExitStatus != c.status {
 			t.Fatalf("%q: %+v %v; scrollback:\n%s", c.cmd, res, err, lastLines(all, 30))
 		}
 		if bad := narrowShown.FindString(all); bad != "" {
