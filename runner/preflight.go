@@ -59,7 +59,7 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
 	case ShellBusy:
 		if r.Running != "" {
-			return fmt.Sprintf("the shell in pane %s is not at its prompt: it runs %s itself (a program one of its key bindings started, such as fzf's C-r, or a loop typed at its prompt)", r.Pane, r.Running)
+			return fmt.Sprintf("the shell in pane %s is not at its prompt: it runs %s itself (its start-up files, a program one of its key bindings started, such as fzf's C-r, or a loop typed at its prompt)", r.Pane, r.Running)
 		}
 		return fmt.Sprintf("the shell in pane %s is not at its prompt (it is still starting, or runs something itself, such as a loop typed at its prompt)", r.Pane)
 	case LostRun:

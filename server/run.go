@@ -232,7 +232,7 @@ func refusal(a runArgs, err error) error {
 				"or, for a host that runs tmux, have the operator name it in LIBTMUX_MCP_HOSTS (docs/hosts.md) and run commands there with run_command host=NAME."
 		}
 	case runner.ShellBusy:
-		hint = "Wait until it shows its prompt (wait_for_text), or interrupt what it runs with send_keys keys=\"C-c\" enter=false, then run the command again."
+		hint = "Wait until it shows its prompt (wait_for_text), or interrupt what it runs with send_keys keys=\"C-c\" enter=false (not while it starts: that cuts its start-up files short), then run the command again."
 	case runner.LostRun:
 		hint = "Look with capture_pane: wait until the shell shows its prompt (wait_for_text), or stop the command with send_keys keys=\"C-c\" enter=false, then run the command again; or run it in another pane (split_window)."
 	}
