@@ -66,3 +66,43 @@ func awaitStream(t *testing.T, x *run, text, last string) {
 	}
 	t.Errorf("the stream never showed %q then %q", text, last)
 }
+
+// TestRunResultWhileSettling: a run whose end marker came while its shell still runs its
+// prompt hooks (the pane is given back once the shell reads its command line again, up to 5 s
+// later) is reported completed, with its status and output, by a wait that ends meanwhile,
+// not as running with its status in hand; and a run started then waits for the pane instead
+// of being refused as busy.
+func TestRunResultWhileSettling(t *testing.T) {
+	t.Parallel()
+	ts, p, req := pane(t, testtmux.Bash)
+	ctx := context.Background()
+	ts.Exec(ctx, []string{"send-keys", "-t", p.PaneID, "-l", "PROMPT_COMMAND='sleep 3'"}, []string{"send-keys", "-t", p.PaneID, "Enter"})
+	r := New()
+	defer r.Close()
+	req.Command, req.Timeout = "sleep 1; echo done", time.Millisecond
+	if res, err := r.Run(ctx, ts, req); err != nil || !res.StillRunning {
+		t.Skipf("the call did not time out before the command ended: %+v %v", res, err)
+	}
+	rec := r.Last(keyOf(t, ts, p))
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		rec.mu.Lock()
+		x := rec.live
+		rec.mu.Unlock()
+		if x == nil || x.over() {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the end marker never came")
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	got := r.Await(wctx, rec, nil)
+	cancel()
+	if got.Outcome != Completed || got.StillRunning || got.ExitStatus == nil || *got.ExitStatus != 0 || got.Output != "done" {
+		t.Errorf("a wait ending while the shell ran its prompt hooks: %+v", got)
+	}
+	req.Command, req.Timeout = "echo next", 20*time.Second
+	if res, err := r.Run(ctx, ts, req); err != nil || res.Output != "next" {
+		t.Errorf("a run right after: %+v %v", res, err)
+	}
+}

@@ -67,7 +67,9 @@ func (rec *Record) Done() <-chan struct{} { return rec.done }
 
 // Result returns the run's result: the final one once Done is closed, else what it has
 // printed so far with Outcome TimedOut and StillRunning set (WaitingForInput says whether its
-// foreground program waits to read the terminal).
+// foreground program waits to read the terminal). A run whose end is known but that still
+// holds its pane (settling: its shell runs its prompt hooks, up to shellWait) has its outcome
+// already.
 func (rec *Record) Result() Result {
 	rec.mu.Lock()
 	final, x := rec.final, rec.live
@@ -79,9 +81,19 @@ func (rec *Record) Result() Result {
 		return Result{Outcome: TimedOut, StillRunning: true}
 	}
 	res := x.snapshot()
-	res.Outcome, res.StillRunning = TimedOut, true
+	if res.Outcome == "" {
+		res.Outcome, res.StillRunning = TimedOut, true
+	}
 	res.Elapsed = time.Since(rec.Started)
 	return res
+}
+
+// settling reports whether the run's end is known while it still holds its pane (settle).
+func (rec *Record) settling() bool {
+	rec.mu.Lock()
+	x := rec.live
+	rec.mu.Unlock()
+	return x != nil && x.over()
 }
 
 // registry holds the runs of a Runner by pane: the one holding a pane (reserved) and the last
@@ -175,11 +187,16 @@ func (r *Runner) Holder(k Key) (string, bool) { return r.reg.holder(k) }
 // typed the next thing at once was told the pane is busy.
 const Ending = 1500 * time.Millisecond
 
-// HolderAfter is Holder after waiting up to grace (or ctx) for the run holding pane k to end.
+// HolderAfter is Holder after waiting up to grace (or ctx) for the run holding pane k to end;
+// for one that ended and waits for its shell's prompt (settling), up to that wait's bound: a
+// wait_for_run said it completed.
 func (r *Runner) HolderAfter(ctx context.Context, k Key, grace time.Duration) (string, bool) {
 	rec := r.reg.current(k)
 	if rec == nil {
 		return "", false
+	}
+	if rec.settling() {
+		grace = max(grace, shellWait)
 	}
 	t := time.NewTimer(grace)
 	defer t.Stop()
