@@ -159,6 +159,7 @@ func (x *run) shellEnded(ctx context.Context) {
 	for !x.pump(gctx) && gctx.Err() == nil {
 		x.f.Wait(gctx)
 	}
+	x.deadPane(ctx) // the dead pane's stream may have ended meanwhile
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.col.done && x.ended == nil {
