@@ -130,8 +130,10 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 // ends with: the shell starts a new line for its prompt then. Keys sent before
 // that (an agent's next send_keys) can be lost or kept: bash, when the signal comes while it
 // is busy (on a loaded machine), reads keys sent after the C-c into the line it then drops
-// ("echo hi" ran as "cho hi"), or echoes ^C and keeps the line with the next keys added.
-const interruptTaken = time.Second
+// ("echo hi" ran as "cho hi"), or echoes ^C and keeps the line with the next keys added. A
+// shell at its prompt answers in milliseconds; the bound is for one starved of the CPU (after
+// 1 s it had still not taken it, on a machine with 2 cores and a load of 8).
+const interruptTaken = 3 * time.Second
 
 // lineEditorShell reports whether program is a shell known to answer a C-c at its prompt with
 // a new line, whatever its line holds: not fish, which prints nothing for one at an empty
