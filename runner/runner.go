@@ -757,6 +757,9 @@ func (x *run) pump(ctx context.Context) bool {
 				// The shell has the file open: it no longer needs its name. (On another
 				// host all the run's files go at its end, in one ssh session.)
 				x.phase = started
+				if x.col.bodyAt >= 0 {
+					x.f.Watch().MarkOutput(x.col.bodyAt) // for the waits after the run
+				}
 				if x.ts.Local() {
 					x.remove(x.path)
 				}

@@ -104,10 +104,10 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 	if err != nil {
 		return "", err
 	}
-	cur := ""
+	cur, off := "", int64(0)
 	st, err := c.srv.acquireLive(ctx, t.ts, k)
 	if err == nil {
-		off := st.Offset() // one offset for the cursor and the wait's mark
+		off = st.Offset() // one offset for the cursor, the wait's mark and the C-c's line
 		cur = cursor.New(k.Daemon, t.pane, st.Gen(), off).Encode()
 		c.srv.state.marks.input(k, st.Gen(), off)
 		defer c.srv.read.live.Release(st)
@@ -118,7 +118,6 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 	if err != nil || !settle || !lineEditorShell(t.pane.PaneCurrentCommand) {
 		return cur, send()
 	}
-	off := st.Offset()
 	if err := send(); err != nil {
 		return cur, err
 	}

@@ -124,9 +124,9 @@ func (c *Call) runInPane(ctx context.Context, a runArgs) (tmux.Pane, runner.Resu
 
 // markRun makes a run input into pane for the waits that follow it (see waitMark): a
 // wait_for_text after a run that outlived its call ("npm run dev", then a wait for "ready")
-// sees what the command printed in between, from its output's start (or, before the run was
-// seen to start, from before anything was typed, its command noted as typed so that the line
-// showing it is not matched). The returned func, given the run's error, sets the mark.
+// sees what the command printed in between, from its output's start, after the line showing
+// the command (before the run was seen to start, from before anything was typed, the command
+// noted as typed so that the line showing it is not matched). The returned func, given the run's error, sets the mark.
 func (c *Call) markRun(ctx context.Context, ts *tmux.Server, pane, command string) func(error) {
 	id, err := ts.Identity(ctx)
 	if err != nil {
@@ -144,7 +144,7 @@ func (c *Call) markRun(ctx context.Context, ts *tmux.Server, pane, command strin
 		if err != nil {
 			return // nothing ran
 		}
-		c.srv.state.marks.input(k, st.Gen(), max(before, st.ElidedEnd()))
+		c.srv.state.marks.input(k, st.Gen(), max(before, st.OutputAt()))
 	}
 }
 

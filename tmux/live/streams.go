@@ -53,9 +53,9 @@ func (s *Stream) Gen() uint64 { return s.e.Gen() }
 // afterwards.
 func (s *Stream) Offset() int64 { return s.e.Watch().Offset() }
 
-// ElidedEnd is where the newest range a run hid from text readers ends (the echo of the line
-// it typed): its command's output comes after it. 0 when none was hidden.
-func (s *Stream) ElidedEnd() int64 { return s.e.Watch().ElidedEnd() }
+// OutputAt is where the newest run's command began to print, after the line showing it (0:
+// none known).
+func (s *Stream) OutputAt() int64 { return s.e.Watch().OutputAt() }
 
 // Position is the stream's end now (see Offset).
 func (s *Stream) Position() Position { return Position{Gen: s.Gen(), Offset: s.Offset()} }

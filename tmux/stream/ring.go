@@ -45,6 +45,7 @@ type Ring struct {
 	gapPending bool
 	gaps       []int64 // offsets b: output was lost just before byte b
 	elided     []span  // ranges that text readers do not see (ReadText)
+	outputAt   int64   // where the newest command a program ran began to print (MarkOutput)
 }
 
 // span is a range [from, to) of absolute offsets.
@@ -356,6 +357,21 @@ func (r *Ring) Changed() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.changed
+}
+
+// MarkOutput notes that a command a program typed and ran began to print at off (after the
+// line showing it): readers that wait for its output start there (OutputAt).
+func (r *Ring) MarkOutput(off int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.outputAt = max64(r.outputAt, off)
+}
+
+// OutputAt returns where the newest command MarkOutput noted began to print (0: none).
+func (r *Ring) OutputAt() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.outputAt
 }
 
 // ElidedEnd returns where the newest range Elide hid ends (0 when none was hidden).

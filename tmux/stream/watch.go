@@ -94,6 +94,12 @@ func (w *Watch) Release() {
 	})
 }
 
+// MarkOutput notes where a command began to print; see Ring.MarkOutput.
+func (w *Watch) MarkOutput(off int64) { w.ps.ring.MarkOutput(off) }
+
+// OutputAt returns where the newest command noted began to print; see Ring.OutputAt.
+func (w *Watch) OutputAt() int64 { return w.ps.ring.OutputAt() }
+
 // ElidedEnd returns where the newest range Elide hid ends; see Ring.ElidedEnd.
 func (w *Watch) ElidedEnd() int64 { return w.ps.ring.ElidedEnd() }
 
