@@ -239,7 +239,7 @@ func (t *Tool) invalidArgument(root *jsonschema.Schema, args map[string]any, err
 		// What it takes does not say how many items or which keys.
 		why = ", which " + reason(leaf)
 	default:
-		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name])
+		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name]) + keyList(name, args[name])
 	}
 	return t.badValue(root, name, describeValue(args[name]), why)
 }
@@ -257,6 +257,15 @@ func splitWord(v any, s *jsonschema.Schema) string {
 		return `, which says neither side: tmux's -h puts the new pane side by side ("right" or "left"), its -v one above the other ("below" or "above")`
 	}
 	return ""
+}
+
+// keyList says how to send what an array given as keys held (tmux's send-keys takes its keys
+// as a list: ["C-c"], ["ls", "Enter"]): one call sends one string, a key name or text.
+func keyList(name string, v any) string {
+	if _, ok := v.([]any); !ok || name != "keys" {
+		return ""
+	}
+	return `, as tmux's send-keys takes its keys: here one call sends one string, a key name (keys="C-c" enter=false) or text (keys="ls", followed by Enter unless enter=false); several in order: one call each, or send_keys_batch`
 }
 
 // quotedNumber says what a string given for a number meant: a number in quotes ("5000"), or

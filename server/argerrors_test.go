@@ -32,7 +32,8 @@ func TestBounds(t *testing.T) {
 }
 
 // A string given for a number is told what it meant: a number in quotes, or tmux's "-" for
-// the history's start, which a line number says here; tmux's split words for a direction.
+// the history's start, which a line number says here; tmux's split words for a direction; a
+// list of keys, as tmux's send-keys takes them, how to send them here.
 func TestQuotedNumber(t *testing.T) {
 	srv, _, pane := newTestServer(t, policy.Mutating)
 	for args, want := range map[string]string{
@@ -47,6 +48,9 @@ func TestQuotedNumber(t *testing.T) {
 	}
 	if text, failed := callText(t, srv, "split_window", `{"pane_id":"`+pane+`","direction":"horizontal"}`); !failed || !strings.Contains(text, `side by side ("right" or "left")`) {
 		t.Errorf("direction horizontal: %s", text)
+	}
+	if text, failed := callText(t, srv, "send_keys", `{"pane_id":"`+pane+`","keys":["C-c"]}`); !failed || !strings.Contains(text, `keys="C-c" enter=false`) {
+		t.Errorf("keys as a list: %s", text)
 	}
 	if text, failed := callText(t, srv, "run_shell_command", `{"paneId":"`+pane+`","command":"true","timeoutMs":0}`); !failed || !strings.Contains(text, "timeoutMs got 0; it takes a whole number greater than 0 and at most") {
 		t.Errorf("timeoutMs 0: %s", text)
