@@ -160,3 +160,25 @@ func TestShellBusybox(t *testing.T) {
 		})
 	}
 }
+
+// TestRunWhileShellStarts: run_shell_command made as soon as a zsh pane was created, whose
+// start-up files take longer than a shell is otherwise waited for (5 s), runs once the shell
+// shows its prompt, within its timeout; with a timeout too short for the start it is refused
+// saying the shell is still starting, with the way forward (wait for the prompt, or a longer
+// timeoutMs; not C-c).
+func TestRunWhileShellStarts(t *testing.T) {
+	testtmux.RequireShell(t, []string{"zsh"})
+	sc := startShellClient(t)
+	p := sc.Tmx.StartShellNoWait(t, testtmux.SlowStart("zsh", "8"))
+	if a := sc.try("run_shell_command", p.ID, "echo started", 60*time.Second); !a.ok(0, "started") {
+		t.Errorf("run while the shell starts: %s", a)
+	}
+	p = sc.Tmx.StartShellNoWait(t, testtmux.SlowStart("zsh", "60"))
+	defer p.Kill()
+	a := sc.try("run_shell_command", p.ID, "echo too-soon", time.Second)
+	for _, want := range []string{"still starting", "its start-up files run sleep", "longer timeoutMs", "do not send C-c"} {
+		if !strings.Contains(a.errText, want) {
+			t.Errorf("run with a timeout shorter than the start: %s; want a refusal saying %q", a, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/tmux"
 )
@@ -33,7 +34,11 @@ type Refusal struct {
 	Mode    string // the pane's mode (InMode), when known
 	Holder  string // what reserves the pane (Busy)
 	Running string // the programs the shell runs itself (ShellBusy), when known
-	Window  string // the pane's window (Synchronized)
+	// Starting is how long the shell has been starting, as far as the run knows (ShellBusy: it
+	// started a moment ago, or the pane still shows nothing, and it did not reach its prompt
+	// within the run's timeout); 0 otherwise.
+	Starting time.Duration
+	Window   string // the pane's window (Synchronized)
 }
 
 func (r *Refusal) Error() string {
@@ -58,6 +63,13 @@ func (r *Refusal) Error() string {
 	case NotShell:
 		return fmt.Sprintf("pane %s is running %q, which is not a shell this tool can frame (sh, ash, dash, bash, ksh, mksh, zsh, fish)", r.Pane, r.Program)
 	case ShellBusy:
+		if r.Starting > 0 {
+			s := fmt.Sprintf("the shell in pane %s is still starting: no prompt after %s", r.Pane, r.Starting.Round(100*time.Millisecond))
+			if r.Running != "" {
+				s += " (its start-up files run " + r.Running + ")"
+			}
+			return s
+		}
 		if r.Running != "" {
 			return fmt.Sprintf("the shell in pane %s is not at its prompt: it runs %s itself (its start-up files, a program one of its key bindings started, such as fzf's C-r, or a loop typed at its prompt)", r.Pane, r.Running)
 		}

@@ -674,7 +674,7 @@ func (x *run) abandon() {
 
 // startGrace bounds the wait for a start marker after the call returned, when /proc cannot
 // tell that the shell is back at its prompt without running the line (see watchStart): the
-// pane is given back after it. A variable for tests.
+// pane is given back after it.
 const startGrace = 10 * time.Second
 
 // wait consumes the stream until the end marker, the stream's end or ctx's end.

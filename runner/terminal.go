@@ -18,8 +18,8 @@ import (
 // process table can be read (Linux's /proc, macOS's and FreeBSD's kinfo_proc) it says more,
 // and is used first.
 
-// Waits of the portable reads. Variables for tests.
-var (
+// Waits of the portable reads.
+const (
 	// settle is how long a shell without a line editor (dash), named by tmux and with its
 	// terminal in canonical mode, must stay so with nothing printed before a line is typed.
 	settle = 150 * time.Millisecond
@@ -73,6 +73,7 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 	var seen string
 	var since time.Time
 	off := int64(-1)
+	looked, starting := false, false
 	for {
 		cmd := x.currentCommand(ctx)
 		sh, isShell := shellrun.ShellOf(cmd)
@@ -94,20 +95,49 @@ func (x *run) awaitShellPortable(ctx context.Context) error {
 		case !isShell && known && m.Raw() && settled:
 			return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmd}
 		}
-		if late {
-			switch {
-			case !isShell:
-				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: cmd}
-			case x.lostPrev:
-				return &Refusal{Reason: LostRun, Pane: p.PaneID, Program: cmd}
-			case lineEditing[sh]:
-				return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: cmd}
+		if late && !looked && !x.lostPrev && (!isShell || lineEditing[sh]) {
+			// Looked at once: a pane that shows nothing holds a shell still starting (tmux
+			// names the program its start-up files run in the foreground, under zsh).
+			looked = true
+			if x.blank(ctx) {
+				deadline, starting = maxTime(deadline, x.startBound(x.rec.Started)), true
+				late = time.Now().After(deadline)
 			}
-			x.sh = sh
-			return nil
+		}
+		if late {
+			return x.lateShell(cmd, sh, isShell, starting)
 		}
 		x.skip(ctx, deadline)
 	}
+}
+
+// lateShell is awaitShellPortable's answer once its wait is over: the refusal that says why no
+// shell was found at its prompt, or none for a shell without a line editor (dash), which
+// shows no sign of being at its prompt but a quiet pane.
+func (x *run) lateShell(cmd string, sh shellrun.Shell, isShell, starting bool) error {
+	p := x.req.pane.PaneID
+	switch {
+	case starting && isShell:
+		return &Refusal{Reason: ShellBusy, Pane: p, Program: cmd, Starting: time.Since(x.rec.Started)}
+	case starting:
+		return &Refusal{Reason: ShellBusy, Pane: p, Program: cmd, Running: cmd, Starting: time.Since(x.rec.Started)}
+	case !isShell:
+		return &Refusal{Reason: NotShell, Pane: p, Program: cmd}
+	case x.lostPrev:
+		return &Refusal{Reason: LostRun, Pane: p, Program: cmd}
+	case lineEditing[sh]:
+		return &Refusal{Reason: ShellBusy, Pane: p, Program: cmd}
+	}
+	x.sh = sh
+	return nil
+}
+
+// blank reports whether the pane shows nothing at all, neither text nor a prompt: what says
+// that a shell not at its prompt is still starting rather than running something itself (a
+// loop, a key binding's program or a command is typed at a prompt, which stays on the screen).
+func (x *run) blank(ctx context.Context) bool {
+	s, ok := x.screen(ctx)
+	return ok && s.CursorX == 0 && s.CursorY == 0 && strings.TrimSpace(strings.Join(s.rows, "")) == ""
 }
 
 // promptDrawn reports whether the pane's cursor row shows text left of the cursor: a prompt.

@@ -18,11 +18,17 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/tmux/stream"
 )
 
-// Waits of the typing steps, each bounded by the run's own deadline too. Variables for tests.
-var (
+// Waits of the typing steps, each bounded by the run's own deadline too.
+const (
 	// shellWait bounds the wait for a shell to be at its prompt: one still starting (reading
 	// its rc files), or taking the terminal back from a command that just ended.
 	shellWait = 5 * time.Second
+	// startupWait bounds the wait for a shell still starting, one that started less than this
+	// long ago and is not at its prompt yet: it is waited for until this long after its start
+	// (within the run's timeout), not shellWait. Start-up files that load nvm, conda or a
+	// prompt framework take seconds, more on a loaded machine, and an agent runs its first
+	// command in a pane it has just made.
+	startupWait = time.Minute
 	// echoWait bounds the wait for the shell to show the typed line.
 	echoWait = 5 * time.Second
 	// recheck is how often the shell's state is read again while nothing is printed, during
@@ -58,34 +64,47 @@ func (x *run) awaitShell(ctx context.Context) error {
 		return x.awaitShellPortable(ctx)
 	}
 	deadline := time.Now().Add(shellWait)
+	var young termstate.Proc // the shell, when it is still starting (see starting)
+	looked := false
 	for {
 		leader, gone, ok := t.Foreground(p.PanePID)
 		state, program := "busy", ""
 		if ok && !gone {
 			sh, isShell := shellrun.ShellOf(leader.Name)
 			waits := leader.WaitsInput()
-			switch {
-			case !isShell && leader.Name != "":
+			if isShell && waits {
+				x.sh, x.shell = sh, leader.PID
+				return nil
+			}
+			if s, until, ok := x.starting(leader, isShell); ok && !looked {
+				// Looked at once: a pane that shows nothing yet holds a shell still starting;
+				// one busy otherwise (fzf on C-r, a command typed at its prompt) shows it.
+				looked = true
+				if x.blank(ctx) {
+					young, deadline = s, maxTime(deadline, until)
+				}
+			}
+			if !isShell && leader.Name != "" {
 				program = cmp.Or(leader.Comm, leader.Name)
 				// A program waiting for input is the pane's own (vim, less, cat): refused at
 				// once. One that runs may be on its way out or in: a launcher about to exec
-				// the shell (env PS1=... ksh), or a command of the shell's prompt hooks
-				// (printf) that a loaded machine shows for longer. It is waited for.
-				if waits || time.Now().After(deadline) {
+				// the shell (env PS1=... ksh), a command of the shell's prompt hooks (printf)
+				// that a loaded machine shows for longer, or of its start-up files (zsh runs
+				// them in the foreground). It is waited for.
+				if waits {
 					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
 				}
-			case isShell && waits:
-				x.sh, x.shell = sh, leader.PID
-				return nil
 			}
 		} else if !ok {
 			state = "unreadable"
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			if program != "" {
+			switch {
+			case young.PID != 0:
+				return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand, Running: x.busyWith(young.PID), Starting: time.Since(young.Started)}
+			case program != "":
 				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
-			}
-			if state == "unreadable" {
+			case state == "unreadable":
 				// The table does not tell (the pane's process is gone, or another user's).
 				return x.awaitShellPortable(ctx)
 			}
@@ -93,6 +112,33 @@ func (x *run) awaitShell(ctx context.Context) error {
 		}
 		x.skip(ctx, deadline)
 	}
+}
+
+// starting finds a shell not at its prompt that may be still starting, from the terminal's
+// foreground leader: the leader itself when it is a shell, else its parent (zsh runs the
+// programs of its start-up files in the foreground), when that shell started less than
+// startupWait ago. Once the pane is seen blank too (awaitShell), it is waited for until
+// startupWait after its start, within the run's timeout (shellWait at least, as any shell).
+func (x *run) starting(leader termstate.Proc, isShell bool) (sh termstate.Proc, until time.Time, ok bool) {
+	sh = leader
+	if !isShell {
+		if sh, ok = x.r.table.Proc(leader.PPID); !ok {
+			return sh, until, false
+		}
+		if _, isShell = shellrun.ShellOf(sh.Name); !isShell {
+			return sh, until, false
+		}
+	}
+	if sh.Started.IsZero() || time.Since(sh.Started) >= startupWait {
+		return sh, until, false
+	}
+	return sh, x.startBound(sh.Started), true
+}
+
+// startBound is how long a shell that started at started is waited for while it starts:
+// until startupWait after its start, and no longer than the run's timeout.
+func (x *run) startBound(started time.Time) time.Time {
+	return minTime(started.Add(startupWait), x.rec.Started.Add(x.req.Timeout))
 }
 
 // busyWith names the programs a shell that is not at its prompt runs itself, in its own
@@ -135,6 +181,14 @@ func (x *run) skip(ctx context.Context, deadline time.Time) {
 	x.f.Wait(wctx)
 	cancel()
 	x.f.Read(ctx, 0)
+}
+
+// maxTime is the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func minTime(a, b time.Time) time.Time {

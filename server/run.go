@@ -233,6 +233,9 @@ func refusal(a runArgs, err error) error {
 		}
 	case runner.ShellBusy:
 		hint = "Wait until it shows its prompt (wait_for_text), or interrupt what it runs with send_keys keys=\"C-c\" enter=false (not while it starts: that cuts its start-up files short), then run the command again."
+		if r.Starting > 0 {
+			hint = "Wait until it shows its prompt (wait_for_text), or run the command again with a longer timeoutMs; do not send C-c, which cuts its start-up files short."
+		}
 	case runner.LostRun:
 		hint = "Look with capture_pane: wait until the shell shows its prompt (wait_for_text), or stop the command with send_keys keys=\"C-c\" enter=false, then run the command again; or run it in another pane (split_window)."
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Stat is what tmux-mcp uses of /proc/<pid>/stat.
@@ -16,6 +17,8 @@ type Stat struct {
 	PGID    int  // the process group
 	Session int  // the session id
 	TPGID   int  // the foreground process group of the process's controlling terminal
+	// StartTicks is when it started, in clock ticks since the system booted (0: not read).
+	StartTicks uint64
 }
 
 // ReadStat reads /proc/<pid>/stat.
@@ -45,7 +48,34 @@ func ParseStat(s string) (Stat, bool) {
 	if err0 != nil || err1 != nil || err2 != nil || err3 != nil {
 		return Stat{}, false
 	}
-	return Stat{State: f[0][0], PPID: ppid, PGID: pgid, Session: session, TPGID: tpgid}, true
+	st := Stat{State: f[0][0], PPID: ppid, PGID: pgid, Session: session, TPGID: tpgid}
+	if len(f) > 19 {
+		st.StartTicks, _ = strconv.ParseUint(f[19], 10, 64)
+	}
+	return st, true
+}
+
+// userHZ is the unit of /proc's clock ticks (USER_HZ): 100 on every architecture Go builds
+// for on Linux, whatever the kernel's own tick rate.
+const userHZ = 100
+
+// Age is how long the process of st has run, from the system's uptime (/proc/uptime, the
+// clock its start time counts on); false when either is unknown.
+func Age(st Stat) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil || st.StartTicks == 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	up, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, false
+	}
+	age := time.Duration(up*float64(time.Second)) - time.Duration(st.StartTicks)*time.Second/userHZ
+	return max(age, 0), true
 }
 
 // Children lists pid's child processes (the children of all its threads). It fails when pid

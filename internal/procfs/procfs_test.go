@@ -3,6 +3,7 @@ package procfs
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 func TestParseStat(t *testing.T) {
@@ -17,6 +18,7 @@ func TestParseStat(t *testing.T) {
 		{"7 (x) R 1 7", Stat{}, false},
 		{"no parenthesis", Stat{}, false},
 		{"7 (x) R 1 7 x 0 9", Stat{}, false},
+		{"5 (zsh) S 4 5 5 34817 5 4194560 1093 0 0 0 1 2 0 0 20 0 1 0 81234 9871360 1320", Stat{State: 'S', PPID: 4, PGID: 5, Session: 5, TPGID: 5, StartTicks: 81234}, true},
 	} {
 		got, ok := ParseStat(tc.in)
 		if got != tc.want || ok != tc.ok {
@@ -34,6 +36,10 @@ func TestSelf(t *testing.T) {
 	}
 	if Exe(os.Getpid()) == "" {
 		t.Error("Exe(self) is empty")
+	}
+	st, _ := ReadStat(os.Getpid())
+	if age, ok := Age(st); !ok || age > time.Hour {
+		t.Errorf("Age(self) = %v, %v; want the test binary's few seconds", age, ok)
 	}
 	n, ok := ReadChars(os.Getpid())
 	if !ok {

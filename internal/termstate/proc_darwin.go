@@ -1,6 +1,8 @@
 package termstate
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +20,8 @@ func darwinProc(k *unix.KinfoProc) Proc {
 	comm := cString(k.Proc.P_comm[:])
 	return Proc{PID: int(k.Proc.P_pid), PPID: int(k.Eproc.Ppid), PGID: int(k.Eproc.Pgid),
 		TPGID: int(k.Eproc.Tpgid), Name: comm, Comm: comm, Wait: cString(k.Eproc.Wmesg[:]),
-		Zombie: k.Proc.P_stat == 5} // SZOMB
+		Zombie:  k.Proc.P_stat == 5, // SZOMB
+		Started: time.Unix(k.Proc.P_starttime.Unix())}
 }
 
 // children reads the whole process table: macOS has no per-process list of children.

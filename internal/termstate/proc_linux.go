@@ -2,6 +2,7 @@ package termstate
 
 import (
 	"cmp"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/internal/procfs"
 )
@@ -14,9 +15,13 @@ func readProc(pid int) (Proc, bool) {
 		return Proc{}, false
 	}
 	comm := procfs.Comm(pid)
-	return Proc{PID: pid, PPID: st.PPID, PGID: st.PGID, TPGID: st.TPGID,
+	p := Proc{PID: pid, PPID: st.PPID, PGID: st.PGID, TPGID: st.TPGID,
 		Name: cmp.Or(procfs.Exe(pid), comm), Comm: comm, Wait: procfs.Wchan(pid),
-		Zombie: st.State == 'Z' || st.State == 'X'}, true
+		Zombie: st.State == 'Z' || st.State == 'X'}
+	if age, ok := procfs.Age(st); ok {
+		p.Started = time.Now().Add(-age)
+	}
+	return p, true
 }
 
 func children(pid int) (map[int]bool, bool) { return procfs.Children(pid) }

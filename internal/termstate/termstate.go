@@ -13,6 +13,7 @@ package termstate
 import (
 	"os"
 	"strings"
+	"time"
 )
 
 // Proc is what tmux-mcp uses of one process.
@@ -31,6 +32,8 @@ type Proc struct {
 	// Zombie says it exited and its parent has not reaped it yet: tmux may leave a dead
 	// pane's program so under remain-on-exit. Linux and macOS tell; elsewhere false.
 	Zombie bool
+	// Started is when it started: Linux and macOS tell; zero elsewhere.
+	Started time.Time
 }
 
 // WaitsInput reports whether p sleeps where a process waits for input on a terminal: a read of

@@ -286,6 +286,21 @@ func Started(shell, config string, argv ...string) Setup {
 	return s
 }
 
+// SlowStart is shell's clean set-up (bash, zsh or fish) whose start-up file sleeps for secs
+// seconds before its prompt, as one that loads nvm, conda or a prompt framework does for
+// seconds on a loaded machine. zsh runs the sleep in the foreground, where tmux names it.
+func SlowStart(shell, secs string) Setup {
+	rc := map[string]struct {
+		file string
+		argv []string
+	}{
+		"bash": {".bashrc", []string{"bash"}},
+		"zsh":  {".zshrc", []string{"zsh"}},
+		"fish": {".config/fish/config.fish", []string{"fish"}},
+	}[shell]
+	return Config(shell, "clean").WithRC("slow-"+secs, rc.argv, rc.file, "sleep "+secs)
+}
+
 // CLocaleZsh is zsh started as an MCP client's environment starts it, without a locale (the C
 // locale, where zsh measures a multibyte character in bytes), named config, with a start-up
 // file of lines that set a prompt ending in "❯ ".
