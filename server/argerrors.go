@@ -102,6 +102,9 @@ func describeSchema(s *jsonschema.Schema) string {
 func describeType(t string, s *jsonschema.Schema) string {
 	switch t {
 	case "string":
+		if s.Pattern == paneIDPattern {
+			return "a pane id such as %1"
+		}
 		if s.Pattern != "" {
 			return "a string matching " + s.Pattern
 		}
@@ -239,7 +242,7 @@ func (t *Tool) invalidArgument(root *jsonschema.Schema, args map[string]any, err
 		// What it takes does not say how many items or which keys.
 		why = ", which " + reason(leaf)
 	default:
-		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name]) + keyList(name, args[name])
+		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name]) + keyList(name, args[name]) + paneTarget(args[name], root.Properties[name])
 	}
 	return t.badValue(root, name, describeValue(args[name]), why)
 }
@@ -255,6 +258,17 @@ func splitWord(v any, s *jsonschema.Schema) string {
 	switch strings.ToLower(strings.TrimLeft(str, "-")) {
 	case "h", "horizontal", "v", "vertical":
 		return `, which says neither side: tmux's -h puts the new pane side by side ("right" or "left"), its -v one above the other ("below" or "above")`
+	}
+	return ""
+}
+
+// paneIDPattern is the pattern of a pane id argument (the seed's paneId).
+const paneIDPattern = `^%\d+$`
+
+// paneTarget says, of a string given for a pane id, that it is a tmux target or index.
+func paneTarget(v any, s *jsonschema.Schema) string {
+	if str, ok := v.(string); ok && s != nil && s.Pattern == paneIDPattern && tmuxTarget(str) != "" {
+		return ", " + tmuxTarget(str)
 	}
 	return ""
 }

@@ -56,3 +56,22 @@ func TestQuotedNumber(t *testing.T) {
 		t.Errorf("timeoutMs 0: %s", text)
 	}
 }
+
+// A tmux target or an index given for a pane id is said to be one, with where the ids are: the
+// target's session when it names one; the seed's paneId pattern is said in words.
+func TestTmuxTargetForPaneID(t *testing.T) {
+	srv, _, pane := newTestServer(t, policy.Mutating)
+	for _, tc := range []struct{ tool, args, want string }{
+		{"capture_pane", `{"pane_id":"work:0.1"}`, `pane_id "work:0.1" is not a pane id but a tmux target (session:window.pane)`},
+		{"capture_pane", `{"pane_id":"work:0.1"}`, `list_panes session_name="work" shows them`},
+		{"send_keys", `{"pane_id":"1","keys":"ls"}`, `pane_id "1" is not a pane id but an index`},
+		{"swap_pane", `{"source_pane_id":"` + pane + `","target_pane_id":"s:1.2"}`, `target_pane_id "s:1.2" is not a pane id but a tmux target`},
+		{"capture_pane", `{"pane_id":"abc"}`, `pane_id "abc" is not a pane id` + "\n"},
+		{"run_shell_command", `{"paneId":"work:0.1","command":"true"}`, `paneId got "work:0.1" (a string), a tmux target (session:window.pane): tools take the pane's id`},
+		{"run_shell_command", `{"paneId":"abc","command":"true"}`, `it takes a pane id such as %1`},
+	} {
+		if text, failed := callText(t, srv, tc.tool, tc.args); !failed || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %s: want an error saying %q, got %s", tc.tool, tc.args, tc.want, text)
+		}
+	}
+}

@@ -145,7 +145,7 @@ type swapPaneIn struct {
 func swapPane(ctx context.Context, c *Call, in *swapPaneIn) (PaneInfo, error) {
 	for _, a := range [][2]string{{"source_pane_id", in.SourcePaneID}, {"target_pane_id", in.TargetPaneID}} {
 		if !tmux.ValidPaneID(a[1]) {
-			return PaneInfo{}, fail("Pane ids look like %1; list_panes shows them.", "%s %q is not a pane id", a[0], truncate(a[1], 80))
+			return PaneInfo{}, notPaneID(a[0], a[1])
 		}
 	}
 	if in.SourcePaneID == in.TargetPaneID {

@@ -47,7 +47,7 @@ type SessionTarget struct {
 // checkIDs refuses malformed ids before tmux is asked.
 func checkIDs(pane, window, session *string) error {
 	if p := str(pane); pane != nil && !tmux.ValidPaneID(p) {
-		return fail("Pane ids look like %1; list_panes shows them.", "pane_id %q is not a pane id", truncate(p, 80))
+		return notPaneID("pane_id", p)
 	}
 	if w := str(window); window != nil && !tmux.ValidWindowID(w) {
 		return fail("Window ids look like @1; list_windows shows them.", "window_id %q is not a window id", truncate(w, 80))
@@ -56,6 +56,41 @@ func checkIDs(pane, window, session *string) error {
 		return fail("Session ids look like $1; list_sessions shows them.", "session_id %q is not a session id", truncate(s, 80))
 	}
 	return nil
+}
+
+// notPaneID is the error for argument name, which takes a pane id and got v: tmux's own
+// targets (work:1.2, work:1, a pane's index) are said to be such, with the call that lists the
+// ids of what they name.
+func notPaneID(name, v string) error {
+	msg := fmt.Sprintf("%s %q is not a pane id", name, truncate(v, 80))
+	if kind := tmuxTarget(v); kind != "" {
+		msg += " but " + kind
+	}
+	return fail(paneIDHint(v), "%s", msg)
+}
+
+// tmuxTarget says what a value given for a pane id is when it is a tmux target or an index,
+// and why tools take ids instead ("" when it looks like neither).
+func tmuxTarget(v string) string {
+	if v == "" || strings.HasPrefix(v, "%") || strings.ContainsAny(v, " \t\n") {
+		return ""
+	}
+	if _, err := strconv.Atoi(v); err == nil {
+		return "an index: tmux's indices change as panes and windows come and go, so tools take ids"
+	}
+	if strings.ContainsAny(v, ":.") {
+		return "a tmux target (session:window.pane): tools take the pane's id, which stays the same while the pane lives"
+	}
+	return ""
+}
+
+// paneIDHint says where the pane ids are: those of a target's session when v is a tmux target
+// that names one.
+func paneIDHint(v string) string {
+	if sess, _, ok := strings.Cut(v, ":"); ok && sess != "" && !strings.ContainsAny(sess, "\"") && len(sess) <= 80 {
+		return fmt.Sprintf("Pane ids look like %%1: list_panes session_name=%q shows them, with each pane's window and index.", sess)
+	}
+	return "Pane ids look like %1; list_panes shows them, with each pane's window and index."
 }
 
 // target is a resolved call target with what was read of it.
