@@ -242,7 +242,7 @@ func (t *Tool) invalidArgument(root *jsonschema.Schema, args map[string]any, err
 		// What it takes does not say how many items or which keys.
 		why = ", which " + reason(leaf)
 	default:
-		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name]) + keyList(name, args[name]) + paneTarget(args[name], root.Properties[name])
+		why = quotedNumber(args[name], root.Properties[name]) + splitWord(args[name], root.Properties[name]) + keyList(name, args[name]) + paneTarget(args[name], root.Properties[name]) + quotedBool(args[name], root.Properties[name])
 	}
 	return t.badValue(root, name, describeValue(args[name]), why)
 }
@@ -294,6 +294,14 @@ func quotedNumber(v any, s *jsonschema.Schema) string {
 	}
 	if _, err := strconv.ParseFloat(strings.TrimSpace(str), 64); err == nil {
 		return ", a number in quotes: pass it without them"
+	}
+	return ""
+}
+
+// quotedBool says that a string given for true or false is one in quotes.
+func quotedBool(v any, s *jsonschema.Schema) string {
+	if str, ok := v.(string); ok && (str == "true" || str == "false") && strings.Contains(describeSchema(s), "true or false") {
+		return ", " + str + " in quotes: pass it without them"
 	}
 	return ""
 }

@@ -58,8 +58,10 @@ func TestQuotedNumber(t *testing.T) {
 }
 
 // A tmux target or an index given for a pane id is said to be one, with where the ids are: the
-// target's session when it names one; the seed's paneId pattern is said in words.
-func TestTmuxTargetForPaneID(t *testing.T) {
+// target's session when it names one; the seed's paneId pattern is said in words. A session's
+// name given for its id, a window's index or target for its id, true in quotes and a bare
+// "name" are each told what to pass instead.
+func TestIDsGivenOtherwise(t *testing.T) {
 	srv, _, pane := newTestServer(t, policy.Mutating)
 	for _, tc := range []struct{ tool, args, want string }{
 		{"capture_pane", `{"pane_id":"work:0.1"}`, `pane_id "work:0.1" is not a pane id but a tmux target (session:window.pane)`},
@@ -69,6 +71,11 @@ func TestTmuxTargetForPaneID(t *testing.T) {
 		{"capture_pane", `{"pane_id":"abc"}`, `pane_id "abc" is not a pane id` + "\n"},
 		{"run_shell_command", `{"paneId":"work:0.1","command":"true"}`, `paneId got "work:0.1" (a string), a tmux target (session:window.pane): tools take the pane's id`},
 		{"run_shell_command", `{"paneId":"abc","command":"true"}`, `it takes a pane id such as %1`},
+		{"list_windows", `{"session_id":"work"}`, `For a session's name, pass session_name="work"`},
+		{"kill_window", `{"window_id":"2"}`, `pass window_index=2 (where the tool takes them)`},
+		{"capture_pane", `{"window_id":"work:2"}`, `pass window_index=2 with session_name="work"`},
+		{"send_keys", `{"pane_id":"` + pane + `","keys":"ls","literal":"true"}`, `literal got "true" (a string), true in quotes: pass it without them`},
+		{"create_session", `{"name":"work"}`, `(did you mean "session_name"?)`},
 	} {
 		if text, failed := callText(t, srv, tc.tool, tc.args); !failed || !strings.Contains(text, tc.want) {
 			t.Errorf("%s %s: want an error saying %q, got %s", tc.tool, tc.args, tc.want, text)

@@ -57,11 +57,20 @@ var argSynonyms = map[string][]string{
 // meantArg returns the argument of args an unknown name most likely meant, or "": the same
 // name in another spelling or a few edits away (hint.Closest), a synonym, or the one argument
 // whose name begins or ends with it (format for format_string).
-func meantArg(name string, args []string) string {
+func meantArg(name, tool string, args []string) string {
 	if c := hint.Closest(name, args); c != "" {
 		return c
 	}
 	n := normName(name)
+	if n == "name" {
+		// The name of what the tool is about: a rename's new name, create_window's window.
+		_, noun, _ := strings.Cut(tool, "_")
+		for _, a := range []string{"new_name", noun + "_name"} {
+			if slices.Contains(args, a) {
+				return a
+			}
+		}
+	}
 	for _, s := range argSynonyms[n] {
 		if slices.Contains(args, s) {
 			return s

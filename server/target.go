@@ -50,12 +50,34 @@ func checkIDs(pane, window, session *string) error {
 		return notPaneID("pane_id", p)
 	}
 	if w := str(window); window != nil && !tmux.ValidWindowID(w) {
-		return fail("Window ids look like @1; list_windows shows them.", "window_id %q is not a window id", truncate(w, 80))
+		return notWindowID(w)
 	}
 	if s := str(session); session != nil && !tmux.ValidSessionID(s) {
-		return fail("Session ids look like $1; list_sessions shows them.", "session_id %q is not a session id", truncate(s, 80))
+		hint := "Session ids look like $1; list_sessions shows them."
+		if s != "" && !strings.ContainsAny(s, ":.$\"") && len(s) <= 80 {
+			hint = fmt.Sprintf("For a session's name, pass session_name=%q; session ids look like $1 (list_sessions shows them).", s)
+		}
+		return fail(hint, "session_id %q is not a session id", truncate(s, 80))
 	}
 	return nil
+}
+
+// notWindowID is the error for a window_id that is not one: an index or a tmux target
+// (work:1) is told how the tools take it, session_name and window_index.
+func notWindowID(w string) error {
+	hint := "Window ids look like @1; list_windows shows them."
+	sess, idx, target := strings.Cut(w, ":")
+	if !target {
+		sess, idx = "", w
+	}
+	if _, err := strconv.Atoi(idx); err == nil && !strings.ContainsAny(sess, "\".") && len(sess) <= 80 {
+		hint = fmt.Sprintf("For a window by its index, pass window_index=%s", idx)
+		if sess != "" {
+			hint += fmt.Sprintf(" with session_name=%q", sess)
+		}
+		hint += " (where the tool takes them); window ids look like @1 (list_windows shows them)."
+	}
+	return fail(hint, "window_id %q is not a window id", truncate(w, 80))
 }
 
 // notPaneID is the error for argument name, which takes a pane id and got v: tmux's own

@@ -319,7 +319,7 @@ func (t *Tool) decode(raw json.RawMessage, args any) error {
 		sort.Strings(unknown)
 		var meant []string
 		for _, u := range unknown {
-			switch c := meantArg(u, t.args); {
+			switch c := meantArg(u, t.Name, t.args); {
 			case c != "" && len(unknown) == 1:
 				meant = append(meant, fmt.Sprintf("%q", c))
 			case c != "":
