@@ -82,3 +82,14 @@ func TestIDsGivenOtherwise(t *testing.T) {
 		}
 	}
 }
+
+// An invalid regular expression is said as the agent wrote it: without the (?i) that
+// case-insensitive matching adds to it.
+func TestPatternErrorAsWritten(t *testing.T) {
+	for _, matchCase := range []bool{false, true} {
+		_, err := compilePatterns("patterns", []string{"("}, true, matchCase)
+		if err == nil || strings.Contains(err.Error(), "(?i)") || !strings.Contains(err.Error(), `patterns[0] "(" is not a valid regular expression: missing closing )`) {
+			t.Errorf("match_case=%v: %v", matchCase, err)
+		}
+	}
+}

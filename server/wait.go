@@ -440,6 +440,9 @@ func compilePatterns(arg string, pats []string, regex, matchCase bool) ([]*regex
 			msg := err.Error()
 			if errors.As(err, &se) {
 				msg = fmt.Sprintf("%s: %s", se.Code, se.Expr)
+				if !matchCase && se.Expr == src {
+					msg = string(se.Code) // the whole pattern, with the (?i) added here
+				}
 			}
 			return nil, fail("Patterns with regex=true are Go RE2 regular expressions (no lookaround, no backreferences); pass regex=false to match the text literally.",
 				"%s[%d] %q is not a valid regular expression: %s", arg, i, truncate(p, 80), msg)

@@ -223,19 +223,25 @@ func (c *checker) args(m modifier, in where) error {
 
 // context quotes the #{…} that holds offset off of the format, shortened.
 func (c *checker) context(off int) string {
-	start := strings.LastIndex(c.src[:min(off+1, len(c.src))], "#{")
-	if start < 0 {
-		return ""
+	for before := min(off+1, len(c.src)); ; {
+		start := strings.LastIndex(c.src[:before], "#{")
+		if start < 0 {
+			return ""
+		}
+		end := skip(c.src, start, "}")
+		if end < 0 {
+			end = len(c.src) - 1
+		}
+		if end < off {
+			before = start // closed before off: an outer #{ may hold it
+			continue
+		}
+		q := c.src[start : end+1]
+		if len(q) > 60 {
+			q = q[:57] + "…"
+		}
+		return q
 	}
-	end := skip(c.src, start, "}")
-	if end < 0 {
-		end = len(c.src) - 1
-	}
-	q := c.src[start : end+1]
-	if len(q) > 60 {
-		q = q[:57] + "…"
-	}
-	return q
 }
 
 // skip is format_skip: the index of the first byte of s from from on that is in ends and not

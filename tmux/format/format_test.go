@@ -120,6 +120,14 @@ func TestCheckContext(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "(in #{s/#{pane_id}/x/;E:pane_title})") {
 		t.Errorf("the message does not quote the replacement: %v", err)
 	}
+	// A hazard after a closed #{…} is at the top level, one inside a conditional after a
+	// closed #{…} in the conditional's.
+	if err := format.Check("#{pane_id} #(whoami)", format.Options{}); err == nil || strings.Contains(err.Error(), "(in ") {
+		t.Errorf("a #( after #{pane_id} is said to be in it: %v", err)
+	}
+	if err := format.Check("#{?1,#{pane_id} #(id),}", format.Options{}); err == nil || !strings.Contains(err.Error(), "(in #{?1,#{pane_id} #(id),})") {
+		t.Errorf("a #( in a conditional after #{pane_id}: %v", err)
+	}
 	long := "#{?1," + strings.Repeat("x", 100) + "#{E:pane_title},}"
 	if err := format.Check(long, format.Options{}); err == nil || len(err.Error()) > 400 {
 		t.Errorf("a long replacement is not shortened: %v", err)
