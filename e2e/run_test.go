@@ -1188,7 +1188,7 @@ func TestRunText(t *testing.T) {
 	}{
 		{map[string]any{"command": "echo one; echo two; exit 7"}, "one\ntwo\n\n[exit 7]"},
 		{map[string]any{"command": "exit 3"}, "[exit 3]"},
-		{map[string]any{"command": "seq 1 5", "maxLines": 2}, "[3 earlier lines not shown: only the last 2 are kept (maxLines)]\n4\n5\n\n[exit 0]"},
+		{map[string]any{"command": "seq 1 5", "maxLines": 2}, "[3 earlier lines not shown: only the last 2 are kept (maxLines); to see others, run it with a larger maxLines or filter its output (grep, head)]\n4\n5\n\n[exit 0]"},
 	} {
 		tc.args["paneId"] = pane
 		res := c.Call("run_shell_command", tc.args)

@@ -427,7 +427,7 @@ func (o runShellOut) Text() string {
 // writeGaps writes what the output leaves out, a line each.
 func (o runShellOut) writeGaps(b *strings.Builder) {
 	if o.DroppedLines > 0 {
-		fmt.Fprintf(b, "[%d earlier lines not shown: only the last %d are kept (maxLines)]\n", o.DroppedLines, o.maxLines)
+		fmt.Fprintf(b, "[%d earlier lines not shown: only the last %d are kept (maxLines); to see others, run it with a larger maxLines or filter its output (grep, head)]\n", o.DroppedLines, o.maxLines)
 	}
 	if o.MissedBytes > 0 {
 		fmt.Fprintf(b, "[%d bytes of output went by before they could be read: the output starts partway through]\n", o.MissedBytes)
