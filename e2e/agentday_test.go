@@ -44,6 +44,9 @@ func TestVimQuitWithKeysAndText(t *testing.T) {
 
 	// A key name alone: no Enter after it (the default enter=true is for text).
 	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "clear"}, nil)
+	// Once clear has run: keys typed while it runs are in the terminal's queue, which the C-c
+	// below flushes, and bash then drew its prompt after the ^C and lost the next key.
+	c.Tmx.WaitFor(pane, func(s string) bool { return strings.TrimSpace(s) == "$" })
 	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo one", "enter": false}, nil)
 	c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "Escape"}, &r)
 	if r.Sent != "keys Escape" {

@@ -82,6 +82,35 @@ func TestRunOutlivesItsCall(t *testing.T) {
 	}
 }
 
+// TestInterruptRunThenType: the agent's "stop it" for a run that timed out (send_keys C-c),
+// then its next keys at once: the run ends interrupted (130), and the keys reach the shell's
+// prompt whole, 10 rounds.
+func TestInterruptRunThenType(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	_, pane := c.Tmx.NewSession("int")
+	for i := 0; i < 10; i++ {
+		if out := c.run(pane, "sleep 100", "timeoutMs", 300); !out.StillRunning {
+			t.Fatalf("round %d: %+v", i, out)
+		}
+		c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "C-c", "enter": false}, nil)
+		var k keysOut
+		c.OK("send_keys", map[string]any{"pane_id": pane, "keys": "echo after-$((" + itoa(i) + "+100))"}, &k)
+		var w struct {
+			Outcome string `json:"outcome"`
+		}
+		c.OK("wait_for_text", map[string]any{"pane_id": pane, "cursor": k.Cursor, "patterns": []string{"after-" + itoa(i+100)}, "timeout": 10}, &w)
+		if w.Outcome != "matched" {
+			t.Fatalf("round %d: the keys after C-c: %s; screen:\n%s", i, w.Outcome, capture(c.Tmx, pane))
+		}
+		var r waitRunOut
+		c.OK("wait_for_run", map[string]any{"pane_id": pane, "timeout": 10}, &r)
+		if r.ExitStatus == nil || *r.ExitStatus != 130 || r.Outcome != "completed" {
+			t.Fatalf("round %d: the interrupted run: %+v", i, r)
+		}
+	}
+}
+
 // TestAnswerRunningCommand: a run that asks a question is answered through send_keys with
 // to_running_command; without it the pane is refused naming the argument. The result says it
 // was waiting for input, the answer's echo is not output (its line break is: the prompt's line

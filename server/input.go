@@ -115,7 +115,7 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 	if busy && toRun {
 		return cur, c.srv.state.runs.Input(k, text, send)
 	}
-	if err != nil || !settle || !lineEditorShell(t.pane.PaneCurrentCommand) {
+	if err != nil || !settle || !atPrompt(busy, t.pane.PaneCurrentCommand) {
 		return cur, send()
 	}
 	if err := send(); err != nil {
@@ -134,12 +134,15 @@ func (c *Call) typeInto(ctx context.Context, t *target, interrupt, settle, toRun
 // 1 s it had still not taken it, on a machine with 2 cores and a load of 8).
 const interruptTaken = 3 * time.Second
 
-// lineEditorShell reports whether program is a shell known to answer a C-c at its prompt with
-// a new line, whatever its line holds: not fish, which prints nothing for one at an empty
-// prompt (the wait would always run out).
-func lineEditorShell(program string) bool {
+// atPrompt reports whether a C-c sent to a pane whose foreground program is program is taken
+// by a shell at its prompt, known to answer it with a new line whatever its line holds: not
+// fish, which prints nothing for one at an empty prompt (the wait would always run out), and
+// not while a run holds the pane (busy): its command takes the C-c (tmux names the wrapper's
+// subshell), and its shell's prompt comes with the run's end, which the next input waits for
+// (holderAfterEnd). Waiting for a line there took all of interruptTaken.
+func atPrompt(busy bool, program string) bool {
 	sh, ok := shellrun.ShellOf(program)
-	return ok && sh != shellrun.FishShell
+	return !busy && ok && sh != shellrun.FishShell
 }
 
 // keysSend is one validated send_keys: what to send and how.

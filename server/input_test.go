@@ -115,3 +115,20 @@ func TestSendKeysInterruptTaken(t *testing.T) {
 		t.Errorf("the dropped line ran:\n%s", screen)
 	}
 }
+
+// A C-c is waited for (a new line from the shell) only when a shell at its prompt takes it:
+// not while a run holds the pane (its command takes it; the wait ran its whole bound), not in
+// fish (no new line at an empty prompt), not in a program.
+func TestAtPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		busy    bool
+		program string
+		want    bool
+	}{
+		{false, "bash", true}, {false, "zsh", true}, {true, "bash", false}, {false, "fish", false}, {false, "vim", false},
+	} {
+		if got := atPrompt(tc.busy, tc.program); got != tc.want {
+			t.Errorf("atPrompt(%v, %q) = %v, want %v", tc.busy, tc.program, got, tc.want)
+		}
+	}
+}
