@@ -22,6 +22,8 @@ type questionCase struct {
 	keys   []string
 	ask    *regexp.Regexp
 	answer []string
+	// startup says the shell asks as it starts, in its start-up files (neither typed nor keys).
+	startup bool
 }
 
 func questionCases() []questionCase {
@@ -39,13 +41,21 @@ func questionCases() []questionCase {
 			ask: regexp.MustCompile(`possibilities\? \(y or n\) ?$`), answer: []string{"n", "C-u"}},
 		{su: testtmux.Config("zsh", "clean"), keys: []string{"ls /usr/bin/", "Tab"},
 			ask: regexp.MustCompile(`possibilities \(\d+ lines\)\? ?$`), answer: []string{"n", "C-u"}},
+		// Start-up files that ask: oh-my-zsh's update question (one key, read -q), and a
+		// line read in bash's (read -p, in canonical mode).
+		{su: testtmux.Config("zsh", "clean").WithRC("asks-update", []string{"zsh"}, ".zshrc", `read -q "REPLY?[oh-my-zsh] Would you like to update? [Y/n] "`),
+			startup: true, ask: regexp.MustCompile(`\[Y/n\] ?$`), answer: []string{"n"}},
+		{su: testtmux.Config("bash", "clean").WithRC("asks-name", []string{"bash"}, ".bashrc", `read -p "Project name: " name`),
+			startup: true, ask: regexp.MustCompile(`Project name: ?$`), answer: []string{"demo", "Enter"}},
 	}
 }
 
 // TestRunShellQuestion: with zsh asking the person a question about the line they entered (its
-// spelling correction, its check before rm *), a run types nothing, which would answer it, and
-// says so naming the question, with and without the process table; once the person answered,
-// the pane takes the next run.
+// spelling correction, its check before rm *), or after a Tab, or a shell's start-up files
+// asking (a key, or a line read in canonical mode), a run types nothing, which would answer
+// it, and says so naming the question, with and without the process table (which alone tells
+// a shell's read of a line from a busy shell); once the person answered, the pane takes the
+// next run.
 func TestRunShellQuestion(t *testing.T) {
 	tmx, ts := realEngine(t)
 	for _, tb := range tables {
@@ -56,8 +66,11 @@ func TestRunShellQuestion(t *testing.T) {
 				r := New()
 				r.table = tb.table
 				t.Cleanup(r.Close)
-				p := tmx.StartShell(t, c.su)
+				p := tmx.StartShellNoWait(t, c.su)
 				defer p.Kill()
+				if !c.startup {
+					p.WaitPrompt()
+				}
 				files := filepath.Join(p.Home, "files")
 				if err := os.Mkdir(files, 0o700); err != nil {
 					t.Fatal(err)
@@ -67,9 +80,10 @@ func TestRunShellQuestion(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if c.keys != nil {
+				switch {
+				case c.keys != nil:
 					p.Keys(c.keys...)
-				} else {
+				case !c.startup:
 					p.Type(c.typed)
 				}
 				p.WaitState("the question", func(_, before string) bool { return c.ask.MatchString(before) })
@@ -84,9 +98,13 @@ func questionRun(t *testing.T, r *Runner, ts *tmux.Server, p *testtmux.ShellPane
 	t.Helper()
 	res, err := engineRun(t, r, ts, p, "echo typed-by-the-run", 20*time.Second)
 	var nr *NotRun
-	if !errors.As(err, &nr) || !strings.Contains(nr.Reason, "asking a question") {
+	var ref *Refusal
+	switch {
+	case errors.As(err, &nr) && (strings.Contains(nr.Reason, "asking a question") || strings.Contains(nr.Reason, "reading a line of its own")):
+	case r.table.Available() || !errors.As(err, &ref) || ref.Reason != ShellBusy:
 		t.Fatalf("run at the question: %+v %v, want a NotRun naming the question; screen:\n%s", res, err, p.S.Tmux("capture-pane", "-p", "-t", p.ID))
 	}
+	// Without a process table, a shell reading a line in canonical mode is only not ready.
 	p.WaitState("the question, unanswered", func(_, before string) bool { return c.ask.MatchString(before) })
 	if entries, err := os.ReadDir(files); err != nil || len(entries) != 2 {
 		t.Fatalf("the files of rm * are gone: %v %v", entries, err)
@@ -113,6 +131,9 @@ func TestQuestionFake(t *testing.T) {
 		{[]string{"$ ls /usr/bin/", "Display all 1173 possibilities? (y or n)"}, 40, "Display all 1173 possibilities? (y or n)"},
 		{[]string{"zsh: do you wish to see all 1173 possibilities (391 lines)? "}, 61, "zsh: do you wish to see all 1173 possibilities (391 lines)?"},
 		{[]string{"[", "--More--"}, 8, "--More--"},
+		{[]string{"[oh-my-zsh] Would you like to update? [Y/n] "}, 45, "[oh-my-zsh] Would you like to update? [Y/n]"},
+		{[]string{"Proceed (y/n)? "}, 15, "Proceed (y/n)?"},
+		{[]string{"Overwrite? [yes/no]: "}, 21, "Overwrite? [yes/no]:"},
 		{[]string{"❯ "}, 2, ""},
 		{[]string{"❯ echo [yn]?"}, 2, ""},
 	} {

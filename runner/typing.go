@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -65,6 +66,7 @@ func (x *run) awaitShell(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(shellWait)
 	var young termstate.Proc // the shell, when it is still starting (see starting)
+	var reading time.Time    // since when the shell reads a line of its own (see readsLine)
 	looked := false
 	for {
 		leader, gone, ok := t.Foreground(p.PanePID)
@@ -72,9 +74,18 @@ func (x *run) awaitShell(ctx context.Context) error {
 		if ok && !gone {
 			sh, isShell := shellrun.ShellOf(leader.Name)
 			waits := leader.WaitsInput()
-			if isShell && waits {
+			switch {
+			case isShell && waits && x.readsLine(sh):
+				if reading.IsZero() {
+					reading = time.Now()
+				} else if time.Since(reading) >= settle {
+					return x.readingLine(ctx)
+				}
+			case isShell && waits:
 				x.sh, x.shell = sh, leader.PID
 				return nil
+			default:
+				reading = time.Time{}
 			}
 			if s, until, ok := x.starting(leader, isShell); ok && !looked {
 				// Looked at once: a pane that shows nothing yet holds a shell still starting;
@@ -112,6 +123,29 @@ func (x *run) awaitShell(ctx context.Context) error {
 		}
 		x.skip(ctx, deadline)
 	}
+}
+
+// readsLine reports whether shell sh, waiting for input, reads a line of its own rather than
+// its command line: a shell with a line editor reads its command line in raw mode, so a
+// terminal in canonical mode says it runs read (a question of its start-up files, "Project
+// name: ", or a read typed at its prompt), which the typed line would answer.
+func (x *run) readsLine(sh shellrun.Shell) bool {
+	m, ok := x.mode()
+	return ok && lineEditing[sh] && m.Canonical
+}
+
+// readingLine is the error of a run into a pane whose shell reads a line of its own (see
+// readsLine): nothing was typed.
+func (x *run) readingLine(ctx context.Context) error {
+	q := "nothing shown"
+	if b := x.screenBefore(ctx); b.ok {
+		if left := strings.TrimSpace(b.left()); left != "" {
+			q = strconv.Quote(truncate(left, 200))
+		}
+	}
+	return &NotRun{Pane: x.req.pane.PaneID, refused: true,
+		Reason: "its shell is reading a line of its own, not showing its prompt (a read in its start-up files, or one typed at its prompt), asking " + q + "; keys typed now would be its answer",
+		Hint:   "Nothing was typed. Answer it if it is yours to answer (send_keys with the text; C-c interrupts the read, and with it the rest of a starting shell's start-up files), or leave the pane to the person; then run the command again."}
 }
 
 // starting finds a shell not at its prompt that may be still starting, from the terminal's
@@ -556,8 +590,10 @@ func (b before) start(rows []string, hist int) (int, bool) {
 // "functions", running a command as mistyped) and lose its start. And the question before
 // listing many completions, after a Tab (bash's readline: "Display all 1173 possibilities? (y
 // or n)"; zsh: "zsh: do you wish to see all 1173 possibilities (391 lines)? "), and readline's
-// pager of that list ("--More--"): the line's first space would answer yes.
-var shellQuestion = regexp.MustCompile(`(?i)(\[(nyae|yn|yes, no, abort, edit)\]\??:?|possibilities\? \(y or n\)|possibilities \(\d+ lines?\)\?|--More--)$`)
+// pager of that list ("--More--"): the line's first space would answer yes. And a yes-or-no
+// question of the shell's start-up files, read one key at a time ("[oh-my-zsh] Would you like
+// to update? [Y/n] "; also "(y/n)", "[yes/no]"): the typed line's first key would answer it.
+var shellQuestion = regexp.MustCompile(`(?i)(\[(nyae|yn|yes, no, abort, edit)\]\??:?|possibilities\? \(y or n\)|possibilities \(\d+ lines?\)\?|--More--|[\[(](y/n|yes/no)[\])]\??:?)$`)
 
 // question returns the question the shell asks at the cursor of b (see shellQuestion), with
 // the row above when the question wrapped onto the cursor's row.
