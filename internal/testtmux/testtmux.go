@@ -78,6 +78,27 @@ func RequireShell(t testing.TB, shell []string) {
 // New prepares a private server; the tmux server itself starts with the first session.
 func New(t testing.TB) *Server { return NewAt(t, "") }
 
+// NewWithConf is New with lines appended to the minimal tmux.conf, as a user's ~/.tmux.conf
+// would set them (see UserConfs). The same lines are the temp HOME's ~/.tmux.conf, so a tmux
+// server the product starts itself reads them too.
+func NewWithConf(t testing.TB, lines ...string) *Server {
+	t.Helper()
+	s := NewAt(t, "")
+	extra := strings.Join(lines, "\n") + "\n"
+	f, err := os.OpenFile(s.Conf, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString(extra)
+		f.Close()
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(s.Home, ".tmux.conf"), []byte(extra), 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // NewAt is New with the socket at socket (its directory is made, mode 0700), e.g. where
 // `tmux -L name` reaches under another TMUX_TMPDIR; "" puts it in the server's temp dir.
 func NewAt(t testing.TB, socket string) *Server {
