@@ -206,10 +206,8 @@ func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error
 			ops = []tmux.Op{&tmux.ToggleZoom{Pane: w.ActivePaneID}}
 		}
 	} else {
-		if p.WindowPanes == 1 {
-			// tmux leaves a window's only pane as it is, answering success.
-			return PaneInfo{}, fail(fmt.Sprintf("Resize its window instead: resize_window window_id=%s with width/height, or split it (split_window) and size the panes.", p.WindowID),
-				"pane %s is the only pane of its window, so its size is the window's: resize_pane cannot change it", p.PaneID)
+		if err := resizable(p, in.Width, in.Height); err != nil {
+			return PaneInfo{}, err
 		}
 		ops = []tmux.Op{&tmux.ResizePane{Pane: p.PaneID, Width: in.Width, Height: in.Height}}
 	}
@@ -219,6 +217,25 @@ func resizePane(ctx context.Context, c *Call, in *resizePaneIn) (PaneInfo, error
 		}
 	}
 	return c.paneByID(ctx, t.ts, p.PaneID)
+}
+
+// resizable refuses a size tmux would leave as it is while answering success: any size of a
+// window's only pane, a width of a pane that spans its window's whole width (no pane beside
+// it, as a layout such as tiled or even-vertical, often set by a user's after-split-window
+// hook, leaves one), a height of a pane that spans its whole height.
+func resizable(p tmux.Pane, width, height *int) error {
+	hint := fmt.Sprintf("Resize its window instead (resize_window window_id=%s with width/height), or split it (split_window) and size the panes.", p.WindowID)
+	if p.WindowPanes == 1 {
+		return fail(hint, "pane %s is the only pane of its window, so its size is the window's: resize_pane cannot change it", p.PaneID)
+	}
+	hint = "Resize its window instead (resize_window window_id=" + p.WindowID + "), or change the layout first (select_layout) so that another pane is %s it."
+	if width != nil && *width != p.PaneWidth && p.PaneAtLeft && p.PaneAtRight {
+		return fail(fmt.Sprintf(hint, "beside"), "pane %s spans its window's whole width (no pane is beside it), so resize_pane cannot change its width, only its height", p.PaneID)
+	}
+	if height != nil && *height != p.PaneHeight && p.PaneAtTop && p.PaneAtBottom {
+		return fail(fmt.Sprintf(hint, "above or below"), "pane %s spans its window's whole height (no pane is above or below it), so resize_pane cannot change its height, only its width", p.PaneID)
+	}
+	return nil
 }
 
 // ---- set_pane_title
