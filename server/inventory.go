@@ -226,6 +226,9 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	}
 	markCreated(ctx, ts, op.SessionID)
 	c.srv.kickTopology(c.host, in.SocketName)
+	if err := keepName(ctx, ts, op.WindowID, in.WindowName); err != nil {
+		return tmux.Session{}, err
+	}
 	if err := c.startLaunch(ctx, ts, op.PaneID, l, in.StartDirectory); err != nil {
 		return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", op.SessionID, err)
 	}
@@ -365,10 +368,27 @@ func createWindow(ctx context.Context, c *Call, in *createWindowIn) (tmux.Window
 		return tmux.Window{}, err
 	}
 	markCreated(ctx, t.ts, op.WindowID)
+	if err := keepName(ctx, t.ts, op.WindowID, in.WindowName); err != nil {
+		return tmux.Window{}, err
+	}
 	if err := c.startLaunch(ctx, t.ts, op.PaneID, l, in.StartDirectory); err != nil {
 		return tmux.Window{}, fmt.Errorf("window %s was made, but starting its shell with shell_integration failed: %w", op.WindowID, err)
 	}
 	return findWindowNow(ctx, t.ts, op.WindowID)
+}
+
+// keepName names a new window name (when given) again once the hooks of its creation have
+// run: a user's after-new-window or after-new-session hook (set-hook -g after-new-window
+// 'rename-window work') renames every new window, undoing the name the call asked for. tmux
+// runs a command's hooks before the next command of its client, so this rename comes after.
+func keepName(ctx context.Context, ts *tmux.Server, window string, name *string) error {
+	if name == nil {
+		return nil
+	}
+	if err := ts.Do(ctx, &tmux.RenameWindow{Window: window, Name: *name}); err != nil {
+		return fmt.Errorf("window %s was made, but naming it %q after its hooks ran failed: %w", window, *name, err)
+	}
+	return nil
 }
 func findWindowNow(ctx context.Context, ts *tmux.Server, id string) (tmux.Window, error) {
 	snap, err := ts.Snapshot(ctx, tmux.WithWindows)

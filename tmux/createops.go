@@ -18,14 +18,14 @@ type Spawn struct {
 }
 
 // NewSession makes a detached session; Name and WindowName are taken as they are. Its results
-// are the new session's id and the id of its one pane. Run it with Server.Create, which may
+// are the new session's id and the ids of its one window and pane. Run it with Server.Create, which may
 // start the tmux server.
 type NewSession struct {
 	Name, WindowName *string
 	Width, Height    *int
 	Spawn
 
-	SessionID, PaneID string
+	SessionID, WindowID, PaneID string
 }
 
 // NewWindow makes a window in Session: at the next free index, or, with After or Before,
@@ -96,7 +96,7 @@ func (s *Server) Create(ctx context.Context, o *NewSession) error {
 const exitingWait = 3 * time.Second
 
 func (o *NewSession) read(out [][]string) (err error) {
-	o.SessionID, _, o.PaneID, err = readIDs(out)
+	o.SessionID, o.WindowID, o.PaneID, err = readIDs(out)
 	return err
 }
 
