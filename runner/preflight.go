@@ -46,7 +46,7 @@ func (r *Refusal) Error() string {
 	case NoPane:
 		return fmt.Sprintf("no pane has id %s", r.Pane)
 	case Dead:
-		return fmt.Sprintf("pane %s is dead (its program exited)", r.Pane)
+		return fmt.Sprintf("pane %s is dead: its program exited, and tmux keeps the pane (its remain-on-exit option)", r.Pane)
 	case InMode:
 		if r.Mode != "" {
 			return fmt.Sprintf("pane %s is in %s", r.Pane, r.Mode)

@@ -54,14 +54,19 @@ type ToRun struct {
 	ToRunningCommand bool `json:"to_running_command,omitempty" jsonschema:"Input for a run's command"`
 }
 
+// deadHint says what to do with a dead pane: tmux keeps one under remain-on-exit (a user's
+// config often sets it) until it is respawned or killed, so an agent that moves on to another
+// pane leaves it behind.
+const deadHint = "Restart its shell there with respawn_pane, or remove it with kill_pane and use another pane (list_panes)."
+
 // inputGuard refuses input into a pane that is dead, that this server runs in, or that a run of
 // this server holds (except interrupt keys, which is how that run is stopped, and input the
 // call says is for the running command). It returns the pane's key and whether a run holds it.
 func (c *Call) inputGuard(ctx context.Context, t *target, interrupt, toRun bool) (paneKey, bool, error) {
 	p := t.pane
 	if p.PaneDead {
-		return paneKey{}, false, fail("Restart it with respawn_pane, or pick another pane (list_panes).",
-			"pane %s is dead: its program exited, so it cannot take input", p.PaneID)
+		return paneKey{}, false, fail(deadHint,
+			"pane %s is dead: its program exited, so it cannot take input; tmux keeps the pane (its remain-on-exit option)", p.PaneID)
 	}
 	// When unsure (inside this tmux server, but TMUX_PANE unset), refuse like the other guards.
 	if err := c.callerPlace(ctx, t.ts, nil).GuardInput(p.PaneID); err != nil {

@@ -209,7 +209,7 @@ func refusal(a runArgs, err error) error {
 	case runner.NoPane:
 		hint = "List the panes with list_panes and use one of their ids."
 	case runner.Dead:
-		hint = "Restart it with respawn_pane, or use another pane (list_panes)."
+		hint = deadHint
 	case runner.InMode:
 		hint = "Leave the mode first (exit_copy_mode, or send_keys keys=\"q\" enter=false), then run the command."
 	case runner.Synchronized:
