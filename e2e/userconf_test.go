@@ -393,3 +393,17 @@ func (d *userDay) kills() {
 		t.Errorf("sessions after kill_session: %+v", ss)
 	}
 }
+
+// TestCreateSessionDestroyUnattached: under a user's `set -g destroy-unattached on` tmux
+// destroys a detached session as soon as it is made (and the server with its last session);
+// create_session says so and what to change, not that no server is running.
+func TestCreateSessionDestroyUnattached(t *testing.T) {
+	tmx := testtmux.NewWithConf(t, "set -g destroy-unattached on")
+	c := startOn(t, tmx)
+	for _, args := range []map[string]any{{"session_name": "work"}, {"session_name": "work", "window_name": "edit"}} {
+		msg := c.Fail("create_session", args)
+		if !strings.Contains(msg, "destroy-unattached") || !strings.Contains(msg, "~/.tmux.conf") {
+			t.Errorf("create_session(%v) under destroy-unattached on: %s", args, msg)
+		}
+	}
+}

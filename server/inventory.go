@@ -226,6 +226,17 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 	}
 	markCreated(ctx, ts, op.SessionID)
 	c.srv.kickTopology(c.host, in.SocketName)
+	s, err := c.madeSession(ctx, ts, op, l, in)
+	if errors.Is(err, tmux.ErrServerNotRunning) || errors.Is(err, tmux.ErrNotFound) {
+		return tmux.Session{}, fail("Ask the user to turn it off where their tmux configuration sets it (set -g destroy-unattached off in ~/.tmux.conf); while the tmux server stays up (another session has a terminal attached), set_option option=destroy-unattached value=off global_=true turns it off until tmux restarts.",
+			"tmux made session %s, then destroyed it at once: most likely the tmux configuration sets destroy-unattached on, which destroys every session no terminal is attached to, and a session made here is detached (when it was the last session, the tmux server exited with it)", op.SessionID)
+	}
+	return s, err
+}
+
+// madeSession finishes a session new-session made: its name kept against hooks, its shell
+// started, and its record read.
+func (c *Call) madeSession(ctx context.Context, ts *tmux.Server, op *tmux.NewSession, l *launch, in *createSessionIn) (tmux.Session, error) {
 	if err := keepName(ctx, ts, op.WindowID, in.WindowName); err != nil {
 		return tmux.Session{}, err
 	}
