@@ -14,7 +14,8 @@ import (
 )
 
 // TestUserTmuxConfs: under each configuration, every tool of an agent's day does what it says
-// and its result matches what tmux then holds: on a tmux server the user started (holding
+// and its result matches what tmux then holds, at the default tier (it kills only what it
+// made): on a tmux server the user started (holding
 // their session), and on one create_session starts, which reads only ~/.tmux.conf (the shell
 // is then the user's $SHELL with its rc files, the status line on).
 func TestUserTmuxConfs(t *testing.T) {
@@ -37,7 +38,7 @@ func userConfDay(t *testing.T, uc testtmux.UserConf, theirs bool) {
 	if theirs {
 		tmx.NewSession("theirs") // the user's own session, started with their config
 	}
-	d := &userDay{t: t, c: startOn(t, tmx, "LIBTMUX_SAFETY=destructive"), theirs: theirs}
+	d := &userDay{t: t, c: startOn(t, tmx), theirs: theirs}
 	d.create()
 	if slices.Contains(uc.Lines, "set -g base-index 1") && d.base != 1 {
 		t.Fatalf("the tmux server did not read the configuration: base-index %d", d.base)
@@ -354,6 +355,14 @@ func (d *userDay) deadPane(id string) {
 	c.OK("wait_for_text", map[string]any{"pane_id": id, "patterns": []string{"never-printed"}, "timeout": 20}, &w)
 	if w.Outcome != "pane_died" {
 		t.Errorf("wait_for_text on a dead pane: %+v", w)
+	}
+	// As the refusal says: respawn_pane brings its shell back, and the pane takes a run.
+	c.OK("respawn_pane", map[string]any{"pane_id": id, "kill": false}, nil)
+	d.runs(id, "echo respawned", 0, "respawned")
+	c.OK("send_keys", map[string]any{"pane_id": id, "keys": "exit"}, nil)
+	c.OK("wait_for_text", map[string]any{"pane_id": id, "patterns": []string{"never-printed"}, "timeout": 20}, &w)
+	if w.Outcome != "pane_died" {
+		t.Errorf("wait_for_text on a respawned pane whose shell exits: %+v", w)
 	}
 	c.OK("kill_pane", map[string]any{"pane_id": id}, nil)
 	if c.paneExists(id) {
