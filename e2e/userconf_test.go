@@ -90,7 +90,13 @@ func (d *userDay) runs(pane, command string, status int, want string) {
 // create: create_session and create_window, a run at once in each new pane, and the lists.
 func (d *userDay) create() {
 	t, c := d.t, d.c
-	c.OK("create_session", map[string]any{"session_name": "work", "window_name": "edit"}, &d.sess)
+	var made struct {
+		session
+		Note string `json:"note"`
+	}
+	c.OK("create_session", map[string]any{"session_name": "work", "window_name": "edit"}, &made)
+	d.sess = made.session
+	d.configErrors(made.Note)
 	d.base = atoi(d.c.Tmx.Tmux("show-options", "-gv", "base-index"))
 	d.paneBase = atoi(d.c.Tmx.Tmux("show-options", "-gwv", "pane-base-index"))
 	d.runs(d.sess.ActivePaneID, "echo first-$((6*7)); exit 3", 3, "first-42")
@@ -121,6 +127,18 @@ func (d *userDay) create() {
 	c.OK("list_panes", map[string]any{"window_id": d.win1.WindowID}, &ps)
 	if len(ps.Panes) != 1 || ps.Panes[0].PaneID != d.sess.ActivePaneID || ps.Panes[0].PaneIndex != d.paneBase {
 		t.Errorf("list_panes of the first window (pane-base-index %d): %+v", d.paneBase, ps)
+	}
+}
+
+// configErrors: tmux shows the errors of a configuration in the first pane of the server it
+// starts; when create_session started it, the result names them and its pane takes runs.
+func (d *userDay) configErrors(note string) {
+	d.t.Logf("create_session note: %q", note)
+	if note != "" && (d.theirs || !strings.Contains(note, ".tmux.conf:")) {
+		d.t.Errorf("create_session note: %q", note)
+	}
+	if mode := d.tmux(d.sess.ActivePaneID, "#{pane_mode}"); mode != "" {
+		d.t.Errorf("create_session's pane is in %s", mode)
 	}
 }
 

@@ -198,37 +198,37 @@ type createSessionIn struct {
 	Socket
 }
 
-func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Session, error) {
+func createSession(ctx context.Context, c *Call, in *createSessionIn) (createSessionOut, error) {
 	if err := errors.Join(checkSessionName(in.SessionName), checkWindowName("window_name", in.WindowName), checkDir(in.StartDirectory),
 		checkSize("x", in.X), checkSize("y", in.Y)); err != nil {
-		return tmux.Session{}, err
+		return createSessionOut{}, err
 	}
 	env, err := spawnEnv(in.Environment, in.SuppressPersistentHistory)
 	if err != nil {
-		return tmux.Session{}, err
+		return createSessionOut{}, err
 	}
 	ts, err := c.tmuxFor(in.SocketName)
 	if err != nil {
-		return tmux.Session{}, err
+		return createSessionOut{}, err
 	}
 	l, err := c.integration(ctx, ts, in.ShellIntegration, nil, env)
 	if err != nil {
-		return tmux.Session{}, err
+		return createSessionOut{}, err
 	}
 	op := &tmux.NewSession{Name: in.SessionName, WindowName: in.WindowName, Width: in.X, Height: in.Y,
 		Spawn: tmux.Spawn{Dir: in.StartDirectory, Env: env, Argv: launchArgv(l, nil)}}
 	if err := ts.Create(ctx, op); err != nil {
 		var ce *tmux.CommandError
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "duplicate session") {
-			return tmux.Session{}, fail("Choose another session_name, or use the existing session (list_sessions).", "a session named %q already exists", str(in.SessionName))
+			return createSessionOut{}, fail("Choose another session_name, or use the existing session (list_sessions).", "a session named %q already exists", str(in.SessionName))
 		}
-		return tmux.Session{}, err
+		return createSessionOut{}, err
 	}
 	markCreated(ctx, ts, op.SessionID)
 	c.srv.kickTopology(c.host, in.SocketName)
 	s, err := c.madeSession(ctx, ts, op, l, in)
 	if errors.Is(err, tmux.ErrServerNotRunning) || errors.Is(err, tmux.ErrNotFound) {
-		return tmux.Session{}, fail("Ask the user to turn it off where their tmux configuration sets it (set -g destroy-unattached off in ~/.tmux.conf); while the tmux server stays up (another session has a terminal attached), set_option option=destroy-unattached value=off global_=true turns it off until tmux restarts.",
+		return createSessionOut{}, fail("Ask the user to turn it off where their tmux configuration sets it (set -g destroy-unattached off in ~/.tmux.conf); while the tmux server stays up (another session has a terminal attached), set_option option=destroy-unattached value=off global_=true turns it off until tmux restarts.",
 			"tmux made session %s, then destroyed it at once: most likely the tmux configuration sets destroy-unattached on, which destroys every session no terminal is attached to, and a session made here is detached (when it was the last session, the tmux server exited with it)", op.SessionID)
 	}
 	return s, err
@@ -236,14 +236,42 @@ func createSession(ctx context.Context, c *Call, in *createSessionIn) (tmux.Sess
 
 // madeSession finishes a session new-session made: its name kept against hooks, its shell
 // started, and its record read.
-func (c *Call) madeSession(ctx context.Context, ts *tmux.Server, op *tmux.NewSession, l *launch, in *createSessionIn) (tmux.Session, error) {
+func (c *Call) madeSession(ctx context.Context, ts *tmux.Server, op *tmux.NewSession, l *launch, in *createSessionIn) (createSessionOut, error) {
 	if err := keepName(ctx, ts, op.WindowID, in.WindowName); err != nil {
-		return tmux.Session{}, err
+		return createSessionOut{}, err
+	}
+	note, err := leaveConfigErrors(ctx, ts, op.PaneID)
+	if err != nil {
+		return createSessionOut{}, err
 	}
 	if err := c.startLaunch(ctx, ts, op.PaneID, l, in.StartDirectory); err != nil {
-		return tmux.Session{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", op.SessionID, err)
+		return createSessionOut{}, fmt.Errorf("session %s was made, but starting its shell with shell_integration failed: %w", op.SessionID, err)
 	}
-	return findSession(ctx, ts, op.SessionID)
+	s, err := findSession(ctx, ts, op.SessionID)
+	return createSessionOut{Session: s, Note: note}, err
+}
+
+// createSessionOut is the session made, with what tmux said about its configuration.
+type createSessionOut struct {
+	tmux.Session
+	Note string `json:"note,omitempty"` // errors tmux found in its configuration as this call started it
+}
+
+// leaveConfigErrors reads and closes the view mode in which tmux shows the errors of its
+// configuration in the first pane of a server it has just started, when no terminal was
+// there to tell (a dotfiles tmux.conf on a machine without its plugins, or with an older
+// tmux): left open, it made the pane of the new session refuse runs and keys. It returns a
+// note naming the errors, "" when the pane was not in view mode.
+func leaveConfigErrors(ctx context.Context, ts *tmux.Server, pane string) (string, error) {
+	st := &tmux.Screen{Pane: pane}
+	if err := ts.Do(ctx, st); err != nil || st.Mode != "view-mode" {
+		return "", err
+	}
+	v := &tmux.ReadViewMode{Pane: pane}
+	if err := ts.Do(ctx, v); err != nil {
+		return "", fmt.Errorf("pane %s shows tmux's view mode (errors of its configuration, most likely), and leaving it failed: %w", pane, err)
+	}
+	return "tmux found errors in its configuration as it started (it showed them in this pane, which was cleared of them; tell the user): " + strings.Join(v.Lines, "; "), nil
 }
 
 // launchArgv is what a new pane runs: the placeholder when its shell gets the integration

@@ -140,7 +140,7 @@ func (o sameOutputs) advertise(t *Tool) any {
 		return t.outputSchema
 	}
 	if first, ok := o[string(b)]; ok {
-		if ref := sameAs(first, nil); len(ref) < len(b) {
+		if ref := sameAs(first, nil, nil); len(ref) < len(b) {
 			return ref
 		}
 		return t.outputSchema
@@ -156,53 +156,73 @@ func (o sameOutputs) advertise(t *Tool) any {
 // it: a few shared names (results, cursor) would say the two are alike when they are not.
 const minShared = 5
 
+// mayLack are the fields of an earlier tool's result that a result may lack and still be
+// described by it: a note present only sometimes (create_session's result is a session and a
+// note, get_session_info's a session and its windows).
+var mayLack = map[string]bool{"note": true}
+
 // superset is the shortest reference to an earlier tool whose result's fields are all among
-// those of schema b, naming b's others; nil when there is none.
+// those of schema b but for a field of mayLack, naming b's others and those it lacks; nil when
+// there is none.
 func (o sameOutputs) superset(b []byte) json.RawMessage {
-	props := func(b []byte) map[string]json.RawMessage {
-		var s struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if json.Unmarshal(b, &s) != nil {
-			return nil
-		}
-		return s.Properties
-	}
-	mine := props(b)
+	mine := properties(b)
 	var best json.RawMessage
 	for schema, tool := range o {
-		theirs := props([]byte(schema))
-		if len(theirs) < minShared || len(theirs) >= len(mine) {
+		theirs := properties([]byte(schema))
+		more, less, ok := differ(mine, theirs)
+		if !ok || len(theirs)-len(less) < minShared || len(more) == 0 && len(less) == 0 ||
+			slices.ContainsFunc(less, func(f string) bool { return !mayLack[f] }) {
 			continue
 		}
-		var more []string
-		for name, p := range mine {
-			if q, ok := theirs[name]; !ok {
-				more = append(more, name)
-			} else if !bytes.Equal(p, q) {
-				more = nil
-				break
-			}
-		}
-		if len(more) != len(mine)-len(theirs) {
-			continue
-		}
-		slices.Sort(more)
-		if ref := sameAs(tool, more); best == nil || len(ref) < len(best) || len(ref) == len(best) && string(ref) < string(best) {
+		if ref := sameAs(tool, more, less); best == nil || len(ref) < len(best) || len(ref) == len(best) && string(ref) < string(best) {
 			best = ref
 		}
 	}
 	return best
 }
 
-// sameAs is the output schema of a tool whose result has the same fields as tool's.
-// With more, it has those fields too.
-func sameAs(tool string, more []string) json.RawMessage {
-	d := "As " + tool + "'s result."
-	if len(more) > 0 {
-		d = "As " + tool + "'s result, and " + strings.Join(more, ", ") + "."
+// differ returns the fields of mine that theirs lacks and those of theirs that mine lacks,
+// sorted; ok is false when a field of both differs.
+func differ(mine, theirs map[string]json.RawMessage) (more, less []string, ok bool) {
+	for name, p := range mine {
+		if q, found := theirs[name]; !found {
+			more = append(more, name)
+		} else if !bytes.Equal(p, q) {
+			return nil, nil, false
+		}
 	}
-	b, _ := json.Marshal(map[string]string{"type": "object", "description": d})
+	for name := range theirs {
+		if _, found := mine[name]; !found {
+			less = append(less, name)
+		}
+	}
+	slices.Sort(more)
+	slices.Sort(less)
+	return more, less, true
+}
+
+// properties are the properties of object schema b.
+func properties(b []byte) map[string]json.RawMessage {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return s.Properties
+}
+
+// sameAs is the output schema of a tool whose result has the same fields as tool's. With
+// less, it lacks those; with more, it has those too.
+func sameAs(tool string, more, less []string) json.RawMessage {
+	d := "As " + tool + "'s result"
+	if len(less) > 0 {
+		d += ", without " + strings.Join(less, ", ")
+	}
+	if len(more) > 0 {
+		d += ", and " + strings.Join(more, ", ")
+	}
+	b, _ := json.Marshal(map[string]string{"type": "object", "description": d + "."})
 	return b
 }
 

@@ -15,6 +15,9 @@ type UserConf struct {
 //   - hooks: hooks that re-lay out a split and rename a new window, pane border titles, a
 //     status line running a job every second, activity monitoring.
 //   - keep: dead panes stay (remain-on-exit), names stay as set, vi keys, prefix C-a.
+//   - plugins: tpm's lines with the plugins not installed (a `run` of a missing script, whose
+//     error tmux keeps for the next client) and an option of a newer tmux (extended-keys-format
+//     is 3.5's: an error on older ones), as a dotfiles repository meets a new machine.
 //   - session: what changes sessions' and windows' lives: no detach on destroy, sessions
 //     kept unattached, window sizes that follow the latest client, aggressive-resize, the
 //     user's own $SHELL (with its system-wide rc file) as the default command.
@@ -52,6 +55,14 @@ func UserConfs() []UserConf {
 			"unbind C-b",
 			"set -g prefix C-a",
 			"bind C-a send-prefix",
+		}},
+		{"plugins", []string{
+			"set -g @plugin 'tmux-plugins/tpm'",
+			"set -g @plugin 'tmux-plugins/tmux-sensible'",
+			"set -g extended-keys-format csi-u",
+			"if-shell 'test -d ~/.tmux/plugins/tpm' 'run ~/.tmux/plugins/tpm/tpm'",
+			"run '~/.tmux/plugins/tmux-resurrect/resurrect.tmux'",
+			"set -g base-index 1",
 		}},
 		{"session", []string{
 			"set -g detach-on-destroy off",
