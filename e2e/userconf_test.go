@@ -374,8 +374,14 @@ func (d *userDay) deadPane(id string) {
 	if w.Outcome != "pane_died" {
 		t.Errorf("wait_for_text on a dead pane: %+v", w)
 	}
-	// Not respawn_pane here: tmux (3.3a to 3.7c) can crash respawning a pane that died while a
-	// control client (this server's stream) had not yet been sent its last output.
+	// As the refusal says: respawn_pane brings its shell back, and the pane takes a run.
+	c.OK("respawn_pane", map[string]any{"pane_id": id, "kill": false}, nil)
+	d.runs(id, "echo respawned", 0, "respawned")
+	c.OK("send_keys", map[string]any{"pane_id": id, "keys": "exit"}, nil)
+	c.OK("wait_for_text", map[string]any{"pane_id": id, "patterns": []string{"never-printed"}, "timeout": 20}, &w)
+	if w.Outcome != "pane_died" {
+		t.Errorf("wait_for_text on a respawned pane whose shell exits: %+v", w)
+	}
 	c.OK("kill_pane", map[string]any{"pane_id": id}, nil)
 	if c.paneExists(id) {
 		t.Errorf("kill_pane left the dead pane %s", id)
@@ -427,4 +433,29 @@ func TestCreateSessionDestroyUnattached(t *testing.T) {
 			t.Errorf("create_session(%v) under destroy-unattached on: %s", args, msg)
 		}
 	}
+}
+
+// TestRespawnDeadPaneRepeatedly: under a user's remain-on-exit, a pane whose shell printed and
+// exited is respawned (as the dead pane's refusal says to) again and again while this server
+// streams it, and takes a run each time. tmux (3.3a to 3.7c) keeps a pane's read positions
+// across a respawn: one this server's stream had not reached yet made tmux parse the new
+// shell's first output from past its buffer and crash, the user's whole server with it.
+func TestRespawnDeadPaneRepeatedly(t *testing.T) {
+	tmx := testtmux.NewWithConf(t, "set -g remain-on-exit on")
+	_, first := tmx.NewSession("theirs")
+	c := startOn(t, tmx)
+	var p paneX
+	c.OK("split_window", map[string]any{"pane_id": first}, &p)
+	for i := range 10 {
+		d := &userDay{t: t, c: c}
+		d.runs(p.PaneID, "seq 1 200 | tail -n 1", 0, "200")
+		c.OK("send_keys", map[string]any{"pane_id": p.PaneID, "keys": "seq 1 2000; exit"}, nil)
+		var w waitForTextOut
+		c.OK("wait_for_text", map[string]any{"pane_id": p.PaneID, "patterns": []string{"never-printed"}, "timeout": 20}, &w)
+		if w.Outcome != "pane_died" {
+			t.Fatalf("round %d: wait_for_text on a pane whose shell exits: %+v", i, w)
+		}
+		c.OK("respawn_pane", map[string]any{"pane_id": p.PaneID, "kill": false}, nil)
+	}
+	c.run(p.PaneID, "true")
 }

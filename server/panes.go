@@ -371,6 +371,7 @@ func respawnPane(ctx context.Context, c *Call, in *respawnPaneIn) (PaneInfo, err
 		op.Env, op.Argv = l.env, l.Argv
 	}
 	run := c.heldRun(ctx, t.ts, in.PaneID)
+	t.ts.ResyncStreams(ctx, in.PaneID) // else tmux may crash as the new process prints
 	if err := t.ts.Do(ctx, op); err != nil {
 		return PaneInfo{}, err
 	}

@@ -26,6 +26,13 @@ func (s *Server) Hub() (*stream.Hub, error) {
 	return s.hub, nil
 }
 
+// ResyncStreams readies pane's streams for a respawn of the pane (see stream.Hub.Resync).
+func (s *Server) ResyncStreams(ctx context.Context, pane string) {
+	if hub, err := s.Hub(); err == nil {
+		hub.Resync(ctx, pane)
+	}
+}
+
 func (s *Server) dialStream(ctx context.Context, sessionID string, opts control.Options) (*control.Conn, error) {
 	c, err := s.dial(ctx, dialSpec{target: sessionID, opts: opts})
 	if err != nil {

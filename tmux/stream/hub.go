@@ -374,3 +374,29 @@ func (h *Hub) closeIdle(l *link, gen int) {
 	h.mu.Unlock()
 	l.shutdown(nil)
 }
+
+// Resync brings every connection's read position in pane up to tmux's own before the pane is
+// respawned, dropping output tmux still held for it (marked as a gap where the pane is
+// streamed). tmux (3.3a to 3.7c) keeps a pane's read positions across a respawn: one a
+// connection had not reached when the pane's process ended made tmux read the new process's
+// first output from past the end of its buffer and crash. Turning the pane's output off and
+// on again (refresh-client -A) sets the connection's position to tmux's own.
+func (h *Hub) Resync(ctx context.Context, pane string) {
+	h.mu.Lock()
+	var links []*link
+	for _, l := range h.links {
+		if l.conn != nil {
+			links = append(links, l)
+		}
+	}
+	h.mu.Unlock()
+	for _, l := range links {
+		l.mu.Lock()
+		if ps := l.panes[pane]; ps != nil {
+			ps.hold.Reset()
+			ps.ring.MarkGap()
+		}
+		l.mu.Unlock()
+		_, _ = l.conn.Do(ctx, []string{"refresh-client", "-A", pane + ":off"}, []string{"refresh-client", "-A", pane + ":on"})
+	}
+}
