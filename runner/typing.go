@@ -64,36 +64,14 @@ func (x *run) awaitShell(ctx context.Context) error {
 	if !x.ts.Local() || !t.Available() || p.PanePID <= 0 {
 		return x.awaitShellPortable(ctx)
 	}
-	deadline := time.Now().Add(shellWait)
-	var young termstate.Proc // the shell, when it is still starting (see starting)
-	var reading time.Time    // since when the shell reads a line of its own (see readsLine)
-	looked := false
+	w := shellWatch{deadline: time.Now().Add(shellWait)}
 	for {
 		leader, gone, ok := t.Foreground(p.PanePID)
 		state, program := "busy", ""
 		if ok && !gone {
 			sh, isShell := shellrun.ShellOf(leader.Name)
-			waits := leader.WaitsInput()
-			switch {
-			case isShell && waits && x.readsLine(sh):
-				if reading.IsZero() {
-					reading = time.Now()
-				} else if time.Since(reading) >= settle {
-					return x.readingLine(ctx)
-				}
-			case isShell && waits:
-				x.sh, x.shell = sh, leader.PID
-				return nil
-			default:
-				reading = time.Time{}
-			}
-			if s, until, ok := x.starting(leader, isShell); ok && !looked {
-				// Looked at once: a pane that shows nothing yet holds a shell still starting;
-				// one busy otherwise (fzf on C-r, a command typed at its prompt) shows it.
-				looked = true
-				if x.blank(ctx) {
-					young, deadline = s, maxTime(deadline, until)
-				}
+			if ready, err := x.shellReady(ctx, &w, leader, sh, isShell); ready || err != nil {
+				return err
 			}
 			if !isShell && leader.Name != "" {
 				program = cmp.Or(leader.Comm, leader.Name)
@@ -102,17 +80,17 @@ func (x *run) awaitShell(ctx context.Context) error {
 				// the shell (env PS1=... ksh), a command of the shell's prompt hooks (printf)
 				// that a loaded machine shows for longer, or of its start-up files (zsh runs
 				// them in the foreground). It is waited for.
-				if waits {
+				if leader.WaitsInput() {
 					return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
 				}
 			}
 		} else if !ok {
 			state = "unreadable"
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if time.Now().After(w.deadline) || ctx.Err() != nil {
 			switch {
-			case young.PID != 0:
-				return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand, Running: x.busyWith(young.PID), Starting: time.Since(young.Started)}
+			case w.young.PID != 0:
+				return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand, Running: x.busyWith(w.young.PID), Starting: time.Since(w.young.Started)}
 			case program != "":
 				return &Refusal{Reason: NotShell, Pane: p.PaneID, Program: program}
 			case state == "unreadable":
@@ -121,8 +99,49 @@ func (x *run) awaitShell(ctx context.Context) error {
 			}
 			return &Refusal{Reason: ShellBusy, Pane: p.PaneID, Program: p.PaneCurrentCommand, Running: x.busyWith(leader.PID)}
 		}
-		x.skip(ctx, deadline)
+		x.skip(ctx, w.deadline)
 	}
+}
+
+// shellWatch is what awaitShell learnt of the pane's shell while it waits for its prompt.
+type shellWatch struct {
+	deadline time.Time
+	young    termstate.Proc // the shell, when it is still starting (see starting)
+	reading  time.Time      // since when the shell reads a line of its own (see readsLine)
+	looked   bool           // the screen was looked at for a shell still starting
+}
+
+// shellReady looks at the terminal's foreground leader once, with the process table: ready
+// when it is a shell at its prompt (x.sh and x.shell are set); an error when it is a shell
+// reading a line of its own (for settle: a line editor's start may look so for a moment).
+// A shell still starting moves w's deadline (see starting).
+func (x *run) shellReady(ctx context.Context, w *shellWatch, leader termstate.Proc, sh shellrun.Shell, isShell bool) (bool, error) {
+	waits := leader.WaitsInput()
+	switch {
+	case isShell && waits && x.readsLine(sh):
+		if w.reading.IsZero() {
+			w.reading = time.Now()
+		} else if time.Since(w.reading) >= settle {
+			return false, x.readingLine(ctx)
+		}
+	case isShell && waits:
+		x.sh, x.shell = sh, leader.PID
+		return true, nil
+	default:
+		w.reading = time.Time{}
+	}
+	if w.looked {
+		return false, nil
+	}
+	if s, until, ok := x.starting(leader, isShell); ok {
+		// Looked at once: a pane that shows nothing yet holds a shell still starting; one
+		// busy otherwise (fzf on C-r, a command typed at its prompt) shows it.
+		w.looked = true
+		if x.blank(ctx) {
+			w.young, w.deadline = s, maxTime(w.deadline, until)
+		}
+	}
+	return false, nil
 }
 
 // readsLine reports whether shell sh, waiting for input, reads a line of its own rather than
