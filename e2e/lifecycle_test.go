@@ -104,6 +104,8 @@ func TestSelectPane(t *testing.T) {
 	if got.PaneID != p2 {
 		t.Errorf("down from %s: got %s want %s", p0, got.PaneID, p2)
 	}
+	// Out of the window: tmux would wrap around to the other edge.
+	wantErr(t, c, "select_pane", map[string]any{"direction": "up", "pane_id": p0}, "no pane is above pane "+p0)
 	wantErr(t, c, "select_pane", map[string]any{}, "needs pane_id or direction")
 	wantErr(t, c, "select_pane", map[string]any{"direction": "sideways"}, "direction")
 	wantErr(t, c, "select_pane", map[string]any{"pane_id": "%99"}, "no pane has id %99")

@@ -88,6 +88,10 @@ func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error
 	switch op.Direction {
 	case "next", "previous":
 		op.Pane, op.Direction = neighbour(snap, from, op.Direction == "next"), ""
+	case "left", "right", "up", "down":
+		if err := besideEdge(from, op.Direction); err != nil {
+			return PaneInfo{}, err
+		}
 	}
 	if err := ts.Do(ctx, op); err != nil {
 		if str(in.Direction) == "last" && errors.As(err, new(*tmux.CommandError)) {
@@ -108,6 +112,19 @@ func selectPane(ctx context.Context, c *Call, in *selectPaneIn) (PaneInfo, error
 		return PaneInfo{}, fmt.Errorf("pane %s: %w", w.ActivePaneID, tmux.ErrNotFound)
 	}
 	return c.paneInfo(ctx, ts, now, p), nil
+}
+
+// besideEdge refuses a direction that leads out of the window from pane p, at its edge there:
+// tmux wraps around to the pane at the other edge (left of the leftmost pane is the rightmost
+// one, or the pane itself), which an agent asking for a neighbour does not expect.
+func besideEdge(p tmux.Pane, direction string) error {
+	edge := map[string]bool{"left": p.PaneAtLeft, "right": p.PaneAtRight, "up": p.PaneAtTop, "down": p.PaneAtBottom}[direction]
+	if !edge {
+		return nil
+	}
+	side := map[string]string{"left": "left of", "right": "right of", "up": "above", "down": "below"}[direction]
+	return fail(fmt.Sprintf("list_panes window_id=%s detail=full shows where each pane is (pane_left, pane_top); select one by pane_id, or pass next or previous to go round by index.", p.WindowID),
+		"no pane is %s pane %s: it is at its window's edge there (tmux would wrap around to the other edge)", side, p.PaneID)
 }
 
 // neighbour is the pane after from in its window (or before it), by index with wrap-around:
