@@ -267,8 +267,10 @@ const paneIDPattern = `^%\d+$`
 
 // paneTarget says, of a string given for a pane id, that it is a tmux target or index.
 func paneTarget(v any, s *jsonschema.Schema) string {
-	if str, ok := v.(string); ok && s != nil && s.Pattern == paneIDPattern && tmuxTarget(str) != "" {
-		return ", " + tmuxTarget(str)
+	if str, ok := v.(string); ok && s != nil && s.Pattern == paneIDPattern {
+		if kind := tmuxTarget(str); kind != "" {
+			return ", " + kind
+		}
 	}
 	return ""
 }

@@ -54,13 +54,17 @@ func checkIDs(pane, window, session *string) error {
 	}
 	if s := str(session); session != nil && !tmux.ValidSessionID(s) {
 		hint := "Session ids look like $1; list_sessions shows them."
-		if s != "" && !strings.ContainsAny(s, ":.$\"") && len(s) <= 80 {
+		if s != "" && !strings.ContainsAny(s, ":.$") && quotable(s) {
 			hint = fmt.Sprintf("For a session's name, pass session_name=%q; session ids look like $1 (list_sessions shows them).", s)
 		}
 		return fail(hint, "session_id %q is not a session id", truncate(s, 80))
 	}
 	return nil
 }
+
+// quotable reports whether a name taken from a malformed id can be offered back in a hint as
+// an argument's value: short, and without a quote to confuse its quoting.
+func quotable(s string) bool { return len(s) <= 80 && !strings.Contains(s, `"`) }
 
 // notWindowID is the error for a window_id that is not one: an index or a tmux target
 // (work:1) is told how the tools take it, session_name and window_index.
@@ -70,7 +74,7 @@ func notWindowID(w string) error {
 	if !target {
 		sess, idx = "", w
 	}
-	if _, err := strconv.Atoi(idx); err == nil && !strings.ContainsAny(sess, "\".") && len(sess) <= 80 {
+	if _, err := strconv.Atoi(idx); err == nil && !strings.Contains(sess, ".") && quotable(sess) {
 		hint = fmt.Sprintf("For a window by its index, pass window_index=%s", idx)
 		if sess != "" {
 			hint += fmt.Sprintf(" with session_name=%q", sess)
@@ -109,7 +113,7 @@ func tmuxTarget(v string) string {
 // paneIDHint says where the pane ids are: those of a target's session when v is a tmux target
 // that names one.
 func paneIDHint(v string) string {
-	if sess, _, ok := strings.Cut(v, ":"); ok && sess != "" && !strings.ContainsAny(sess, "\"") && len(sess) <= 80 {
+	if sess, _, ok := strings.Cut(v, ":"); ok && sess != "" && quotable(sess) {
 		return fmt.Sprintf("Pane ids look like %%1: list_panes session_name=%q shows them, with each pane's window and index.", sess)
 	}
 	return "Pane ids look like %1; list_panes shows them, with each pane's window and index."
